@@ -1,0 +1,68 @@
+"""Static description of a game (OpenSpiel's GameType + GameInfo in one record)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    default: Any
+    description: str
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    game_id: str
+    display_name: str
+    rules_version: str
+    min_players: int
+    max_players: int
+    dynamics: str            # "sequential" | "simultaneous"
+    chance: str              # "deterministic" | "stochastic"
+    information: str         # "perfect" | "imperfect"
+    utility: str             # "zero_sum" | "constant_sum" | "general_sum" | "identical"
+    min_utility: float
+    max_utility: float
+    max_game_length: int
+    description: str
+    parameters: tuple[Parameter, ...] = ()
+    presets: tuple[Preset, ...] = ()
+    accepts_text_actions: bool = False
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.parameters}
+
+    def preset(self, name: str) -> Preset:
+        for p in self.presets:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.presets) or "none"
+        raise KeyError(f"game {self.game_id!r} has no preset {name!r} (known: {known})")
+
+    def resolve(self, preset: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults, then the preset's values, then explicit overrides; unknown names refused."""
+        values = self.defaults()
+        if preset:
+            values.update(self.preset(preset).values)
+        for name, value in (overrides or {}).items():
+            if name not in values:
+                known = ", ".join(sorted(values)) or "none"
+                raise KeyError(f"game {self.game_id!r} has no parameter {name!r} (known: {known})")
+            default = values[name]
+            # Values arriving from JSON or protobuf Struct are floats; keep the default's type.
+            if isinstance(default, bool):
+                value = bool(value)
+            elif isinstance(default, int) and isinstance(value, float) and value.is_integer():
+                value = int(value)
+            values[name] = value
+        return values
