@@ -1,0 +1,126 @@
+"""Conversions between the server's records and the arena.v1 protobuf messages."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from google.protobuf import json_format, struct_pb2, timestamp_pb2
+
+from arena.v1 import game_pb2, match_pb2
+from arena_engines import GameSpec
+
+DYNAMICS = {"sequential": game_pb2.DYNAMICS_SEQUENTIAL, "simultaneous": game_pb2.DYNAMICS_SIMULTANEOUS}
+CHANCE = {"deterministic": game_pb2.CHANCE_MODE_DETERMINISTIC, "stochastic": game_pb2.CHANCE_MODE_EXPLICIT_STOCHASTIC}
+INFORMATION = {"perfect": game_pb2.INFORMATION_PERFECT, "imperfect": game_pb2.INFORMATION_IMPERFECT}
+UTILITY = {
+    "zero_sum": game_pb2.UTILITY_ZERO_SUM, "constant_sum": game_pb2.UTILITY_CONSTANT_SUM,
+    "general_sum": game_pb2.UTILITY_GENERAL_SUM, "identical": game_pb2.UTILITY_IDENTICAL,
+}
+MATCH_STATUS = {
+    "pending": match_pb2.MATCH_STATUS_PENDING, "running": match_pb2.MATCH_STATUS_RUNNING,
+    "finished": match_pb2.MATCH_STATUS_FINISHED, "void": match_pb2.MATCH_STATUS_VOID,
+}
+MATCH_STATUS_NAMES = {v: k for k, v in MATCH_STATUS.items()}
+FAILURE_ACTIONS = {
+    "random_legal": match_pb2.FAILURE_ACTION_RANDOM_LEGAL, "forfeit": match_pb2.FAILURE_ACTION_FORFEIT,
+    "void_and_replay": match_pb2.FAILURE_ACTION_VOID_AND_REPLAY,
+}
+FAILURE_ACTION_NAMES = {v: k for k, v in FAILURE_ACTIONS.items()}
+END_REASONS = {
+    "normal": match_pb2.END_REASON_NORMAL, "resignation": match_pb2.END_REASON_RESIGNATION,
+    "forfeit_illegal": match_pb2.END_REASON_FORFEIT_ILLEGAL, "forfeit_timeout": match_pb2.END_REASON_FORFEIT_TIMEOUT,
+    "forfeit_disconnect": match_pb2.END_REASON_FORFEIT_DISCONNECT, "voided": match_pb2.END_REASON_VOIDED,
+    "aborted": match_pb2.END_REASON_ABORTED,
+}
+
+
+def to_struct(data: dict[str, Any]) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    s.update(data)
+    return s
+
+
+def to_value(value: Any) -> struct_pb2.Value:
+    v = struct_pb2.Value()
+    json_format.ParseDict(value, v)
+    return v
+
+
+def from_struct(s: struct_pb2.Struct) -> dict[str, Any]:
+    """Struct to dict, with integral floats turned back into ints (Struct stores only doubles)."""
+    return _ints(json_format.MessageToDict(s))
+
+
+def _ints(value: Any) -> Any:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ints(v) for v in value]
+    return value
+
+
+def timestamp(seconds: float | None) -> timestamp_pb2.Timestamp | None:
+    if seconds is None:
+        return None
+    ts = timestamp_pb2.Timestamp()
+    ts.FromNanoseconds(int(seconds * 1e9))
+    return ts
+
+
+def game_spec(spec: GameSpec) -> game_pb2.GameSpec:
+    return game_pb2.GameSpec(
+        game_id=spec.game_id, display_name=spec.display_name, rules_version=spec.rules_version,
+        min_players=spec.min_players, max_players=spec.max_players, dynamics=DYNAMICS[spec.dynamics],
+        chance=CHANCE[spec.chance], information=INFORMATION[spec.information], utility=UTILITY[spec.utility],
+        min_utility=spec.min_utility, max_utility=spec.max_utility, max_game_length=spec.max_game_length,
+        description=spec.description, accepts_text_actions=spec.accepts_text_actions,
+        parameters=[
+            game_pb2.ParameterSpec(name=p.name, description=p.description, default_value=to_value(p.default))
+            for p in spec.parameters
+        ],
+        presets=[
+            game_pb2.Preset(name=p.name, description=p.description, parameters=to_struct(p.values))
+            for p in spec.presets
+        ],
+    )
+
+
+def match_info(m, *, reveal_seed: bool) -> match_pb2.MatchInfo:
+    """MatchInfo from a store MatchRecord. The seed determines hidden chance, so it is shown only
+    once the match is over."""
+    info = match_pb2.MatchInfo(
+        match_id=m.match_id, game_id=m.game_id, rules_version=m.rules_version,
+        parameters=to_struct(m.parameters), tournament_id=m.tournament_id, status=MATCH_STATUS[m.status],
+        players=[match_pb2.Player(**p) for p in m.players],
+        created_at=timestamp(m.created_at), ended_at=timestamp(m.ended_at),
+        failure_policy=match_pb2.FailurePolicy(
+            max_retries=m.failure_policy.get("max_retries", 0),
+            on_failure=FAILURE_ACTIONS.get(m.failure_policy.get("on_failure", "random_legal")),
+            max_replays=m.failure_policy.get("max_replays", 0),
+        ),
+    )
+    info.time_control.per_decision.FromNanoseconds(int(m.time_control.get("per_decision", 0) * 1e9))
+    if m.result is not None:
+        info.result.CopyFrom(match_result(m.result))
+    if reveal_seed and m.status in ("finished", "void"):
+        info.seed = m.seed
+    return info
+
+
+def match_result(r: dict[str, Any]) -> match_pb2.MatchResult:
+    return match_pb2.MatchResult(
+        reason=END_REASONS[r["reason"]], returns=r.get("returns", []), ranks=r.get("ranks", []),
+        blamed_seats=r.get("blamed_seats", []), summary=r.get("summary", ""),
+        seat_stats=[match_pb2.SeatStats(**s) for s in r.get("seat_stats", [])],
+        details=to_struct(r.get("details", {})),
+    )
+
+
+def event_from_log(match_id: str, entry) -> match_pb2.MatchEvent:
+    """A public MatchEvent from its match-log entry (kind 'event')."""
+    d = entry.data
+    return match_pb2.MatchEvent(match_id=match_id, sequence=d["sequence"], kind=d["kind"], seats=d["seats"],
+                                text=d["text"], data=to_struct(d["data"]), time=timestamp(entry.time))

@@ -1,0 +1,68 @@
+"""The ladder: pairs connected agents that joined it, per game, and fills empty seats with house
+agents when an agent has waited long enough alone."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import structlog
+
+import arena_engines
+
+from .coordinator import Coordinator
+from .house import HouseSeat
+from .lobby import Lobby
+from .service.agent import RemoteSeat
+
+log = structlog.get_logger("arena.matchmaking")
+
+
+class Matchmaker:
+    def __init__(self, lobby: Lobby, coordinator: Coordinator, *, house_agent: str = "random",
+                 house_delay: float = 1.0, seed: int | None = None):
+        self.lobby = lobby
+        self.coordinator = coordinator
+        self.house_agent = house_agent
+        self.house_delay = house_delay
+        self._rng = random.Random(seed)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(self.lobby.changed.wait(), timeout=max(self.house_delay / 2, 0.05))
+            except asyncio.TimeoutError:
+                pass
+            self.lobby.changed.clear()
+            self.pair_all()
+
+    def pair_all(self) -> int:
+        started = 0
+        offers = {(g, p) for s in self.lobby.sessions.values() if s.alive and s.join_ladder for g, p in s.games.items()}
+        for game_id, preset in sorted(offers, key=lambda o: (o[0], o[1] or "")):
+            while self._pair_one(game_id, preset):
+                started += 1
+        return started
+
+    def _pair_one(self, game_id: str, preset: str | None) -> bool:
+        candidates = [s for s in self.lobby.available(game_id, ladder_only=True) if s.games[game_id] == preset]
+        if not candidates:
+            return False
+        spec = arena_engines.game_spec(game_id)
+        seats_needed = spec.resolve(preset).get("players", spec.min_players)
+        group, names = [], set()
+        for session in candidates:
+            if session.agent_name not in names:
+                group.append(session)
+                names.add(session.agent_name)
+            if len(group) == seats_needed:
+                break
+        if len(group) < seats_needed and time.monotonic() - group[0].waiting_since < self.house_delay:
+            return False
+        seats = [RemoteSeat(s) for s in group]
+        seed = self._rng.getrandbits(63)
+        seats += [HouseSeat(self.house_agent, seed + i) for i in range(seats_needed - len(group))]
+        self._rng.shuffle(seats)
+        self.coordinator.start_match(game_id, None, seats, preset=preset, seed=seed)
+        return True

@@ -1,0 +1,33 @@
+"""What the referee needs from whoever holds a seat: remote agent sessions and house agents alike."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from arena.v1 import agent_service_pb2 as pb
+
+# Returned by `ask` when the seat resigned while the request was pending.
+RESIGNED = object()
+
+
+class SeatEndpoint(ABC):
+    """One seat's connection to its agent."""
+
+    agent_name: str
+    house_agent: bool = False
+
+    @abstractmethod
+    def notify(self, message: pb.ConnectResponse) -> None:
+        """Pushes a message (match start, public event, error, match end). Never blocks."""
+
+    @abstractmethod
+    async def ask(self, request: pb.DecisionRequest, timeout: float) -> pb.Decision | object | None:
+        """The agent's Decision, RESIGNED, or None when it did not answer in time or is gone."""
+
+    def connection_key(self) -> object:
+        """Seats sharing a key share one connection; match-wide messages go once per key."""
+        return id(self)
+
+    def connected(self) -> bool:
+        """False once the agent is known to be gone; the referee then stops waiting for it."""
+        return True

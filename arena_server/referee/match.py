@@ -1,0 +1,320 @@
+"""MatchRunner: asks the seats that must act, validates, logs ahead, applies, and ends the match.
+
+Sequential nodes ask one seat; simultaneous nodes ask every acting seat at once and reveal the
+choices together. Every accepted decision is appended to the match log before it is applied, so
+the log alone replays the match. Problems are answered in-band and handled by the failure policy:
+up to `max_retries` re-asks with feedback after an illegal or unparseable decision, then the
+policy's action (random legal move, forfeit, or void). A timeout or a disconnect goes straight
+to the policy's action: the seat had its time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import structlog
+from google.protobuf import duration_pb2, json_format
+
+from arena.v1 import agent_service_pb2 as pb
+from arena.v1 import game_pb2, match_pb2
+from arena_engines.core import ActionParseError
+
+from .. import convert
+from ..store import MatchRecord, Store
+from .endpoint import RESIGNED, SeatEndpoint
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Time control and failure policy of a match."""
+
+    per_decision: float = 30.0
+    max_retries: int = 2
+    on_failure: str = "random_legal"      # random_legal | forfeit | void_and_replay
+    max_replays: int = 3
+
+    def time_control(self) -> dict[str, Any]:
+        return {"per_decision": self.per_decision}
+
+    def failure_policy(self) -> dict[str, Any]:
+        return {"max_retries": self.max_retries, "on_failure": self.on_failure, "max_replays": self.max_replays}
+
+
+class MatchOver(Exception):
+    """Raised inside the match loop when the failure policy or a resignation ends the match."""
+
+    def __init__(self, reason: str, blamed: list[int]):
+        super().__init__(reason)
+        self.reason = reason
+        self.blamed = blamed
+
+
+def rank_returns(returns: list[float]) -> list[int]:
+    """1 = best; equal returns share a rank."""
+    return [1 + sum(other > mine for other in returns) for mine in returns]
+
+
+@dataclass
+class SeatStats:
+    seat: int
+    illegal_actions: int = 0
+    parse_failures: int = 0
+    timeouts: int = 0
+    disconnects: int = 0
+    substituted_actions: int = 0
+
+
+class MatchRunner:
+    def __init__(self, store: Store, record: MatchRecord, game, endpoints: list[SeatEndpoint],
+                 rules: Rules, publish: Callable[[match_pb2.MatchEvent], None] | None = None):
+        self.store = store
+        self.record = record
+        self.game = game
+        self.spec = game.spec
+        self.endpoints = endpoints
+        self.rules = rules
+        self.publish = publish or (lambda event: None)
+        self.state = game.new_initial_state()
+        self.log = structlog.get_logger("arena.referee").bind(match_id=record.match_id, game_id=record.game_id)
+        # Chance outcomes and substituted moves use their own streams, both derived from the seed.
+        self._chance_rng = random.Random(record.seed)
+        self._policy_rng = random.Random(record.seed ^ 0x5DEECE66D)
+        self._log_seq = 0
+        self._event_seq = 0
+        self._decision_id = 0
+        self._public_history: list[game_pb2.PublicMove] = []
+        self.stats = [SeatStats(seat) for seat in range(len(endpoints))]
+        self._resigned: list[int] = []
+        self.finished = asyncio.get_running_loop().create_future()
+
+    # ---- public entry points -----------------------------------------------------------------
+    async def run(self) -> dict[str, Any]:
+        self.store.set_match_status(self.record.match_id, "running")
+        self._append("start", {"players": self.record.players, "parameters": self.record.parameters}, public=True)
+        started = convert.match_info(self.record, reveal_seed=False)
+        started.status = match_pb2.MATCH_STATUS_RUNNING
+        spec_pb = convert.game_spec(self.spec)
+        for seat, endpoint in enumerate(self.endpoints):
+            endpoint.notify(pb.ConnectResponse(match_started=pb.MatchStarted(match=started, seat=seat, game=spec_pb)))
+        self._event(match_pb2.EVENT_KIND_MATCH_STARTED, [], f"{self.record.game_id} match started",
+                    {"players": [p["agent_name"] for p in self.record.players]})
+        self.log.info("match started", players=[p["agent_name"] for p in self.record.players])
+        try:
+            await self._play()
+            result = self._normal_result()
+        except MatchOver as over:
+            result = self._abnormal_result(over.reason, over.blamed)
+        self._finish(result)
+        return result
+
+    def resign(self, seat: int) -> None:
+        if seat not in self._resigned:
+            self._resigned.append(seat)
+
+    # ---- the match loop ------------------------------------------------------------------------
+    async def _play(self) -> None:
+        state = self.state
+        while not state.is_terminal():
+            self._check_resignations()
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                action = self._chance_rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0]
+                self._append("chance", {"action": action}, public=False)
+                state.apply_action(action)
+            elif state.is_simultaneous_node():
+                seats = state.current_players()
+                tasks = [asyncio.ensure_future(self._decide(seat)) for seat in seats]
+                try:
+                    chosen = await asyncio.gather(*tasks)
+                except BaseException:
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    raise
+                actions = [0] * state.num_players
+                for seat, action in zip(seats, chosen):
+                    actions[seat] = action
+                self._append("actions", {"actions": actions, "seats": seats},
+                             public=self.spec.information == "perfect")
+                state.apply_actions(actions)
+            else:
+                seat = state.current_player()
+                action = await self._decide(seat)
+                self._append("action", {"seat": seat, "action": action}, public=self.spec.information == "perfect")
+                state.apply_action(action)
+            self._publish_new_public_moves()
+
+    def _check_resignations(self) -> None:
+        if self._resigned:
+            raise MatchOver("resignation", list(self._resigned))
+
+    async def _decide(self, seat: int) -> int:
+        """A legal action for `seat`: the agent's, or the failure policy's."""
+        state = self.state
+        endpoint = self.endpoints[seat]
+        stats = self.stats[seat]
+        legal = state.legal_actions(seat)
+        legal_pb = [game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a)) for a in legal]
+        text_spec = state.text_action_spec(seat)
+        observation = game_pb2.Observation(
+            text=state.observation_string(seat), data=convert.to_struct(state.observation_dict(seat)),
+            history=self._public_history,
+        )
+        time_allowed = duration_pb2.Duration()
+        time_allowed.FromNanoseconds(int(self.rules.per_decision * 1e9))
+        feedback = ""
+        for attempt in range(self.rules.max_retries + 1):
+            if not endpoint.connected():
+                stats.disconnects += 1
+                return self._fail(seat, "forfeit_disconnect", "the agent is disconnected")
+            self._decision_id += 1
+            decision_id = self._decision_id
+            request = pb.DecisionRequest(
+                match_id=self.record.match_id, decision_id=decision_id, seat=seat,
+                deadline=convert.timestamp(time.time() + self.rules.per_decision), time_remaining=time_allowed,
+                observation=observation, legal_actions=legal_pb, attempt=attempt, feedback=feedback,
+            )
+            if text_spec is not None:
+                request.text_action.CopyFrom(game_pb2.TextActionSpec(
+                    description=text_spec["description"], max_length=text_spec["max_length"],
+                    forbidden_words=text_spec.get("forbidden_words", []),
+                ))
+            answer = await endpoint.ask(request, self.rules.per_decision)
+            if answer is RESIGNED:
+                self.resign(seat)
+                raise MatchOver("resignation", [seat])
+            if answer is None:
+                if not endpoint.connected():
+                    stats.disconnects += 1
+                    return self._fail(seat, "forfeit_disconnect", "the agent disconnected")
+                stats.timeouts += 1
+                self._error(endpoint, pb.ERROR_CODE_TIMEOUT, decision_id,
+                            f"no decision within {self.rules.per_decision:g} s")
+                return self._fail(seat, "forfeit_timeout", "the decision timed out")
+            action, code, problem = self._validate(seat, answer, legal, text_spec)
+            if action is not None:
+                if answer.HasField("metadata"):
+                    self._append("decision_meta", {"seat": seat, "decision_id": decision_id,
+                                                   "metadata": _metadata_dict(answer.metadata)}, public=False)
+                return action
+            if code == pb.ERROR_CODE_UNPARSEABLE_TEXT:
+                stats.parse_failures += 1
+            else:
+                stats.illegal_actions += 1
+            retries_left = self.rules.max_retries - attempt
+            feedback = problem + (f" ({retries_left} retr{'y' if retries_left == 1 else 'ies'} left)"
+                                  if retries_left else " (no retries left)")
+            self._error(endpoint, code, decision_id, feedback)
+            self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": problem}, public=True)
+        return self._fail(seat, "forfeit_illegal", "retries exhausted")
+
+    def _validate(self, seat: int, decision: pb.Decision, legal: list[int], text_spec) -> tuple[int | None, int, str]:
+        """(action, 0, "") when acceptable, else (None, error code, feedback)."""
+        kind = decision.WhichOneof("choice")
+        if kind == "action_id":
+            if decision.action_id in legal:
+                return decision.action_id, 0, ""
+            return None, pb.ERROR_CODE_ILLEGAL_ACTION, f"action id {decision.action_id} is not among the legal actions"
+        if kind == "text":
+            text = decision.text
+            limit = text_spec["max_length"] if text_spec else 1000
+            if len(text) > limit:
+                return None, pb.ERROR_CODE_TEXT_REJECTED, f"text of {len(text)} characters exceeds the limit of {limit}"
+            try:
+                action = self.state.parse_action(seat, text)
+            except ActionParseError as e:
+                return None, pb.ERROR_CODE_UNPARSEABLE_TEXT, str(e)
+            if action in legal:
+                return action, 0, ""
+            return None, pb.ERROR_CODE_ILLEGAL_ACTION, (
+                f"{self.state.action_to_string(seat, action)!r} is not a legal move now")
+        return None, pb.ERROR_CODE_MALFORMED_MESSAGE, "the decision has neither action_id nor text"
+
+    def _fail(self, seat: int, forfeit_reason: str, why: str) -> int:
+        """Applies the failure policy for `seat`: a substitute action, or the end of the match."""
+        policy = self.rules.on_failure
+        self.log.info("failure policy", seat=seat, why=why, policy=policy)
+        if policy == "forfeit":
+            raise MatchOver(forfeit_reason, [seat])
+        if policy == "void_and_replay":
+            raise MatchOver("voided", [seat])
+        action = self._policy_rng.choice(self.state.legal_actions(seat))
+        self.stats[seat].substituted_actions += 1
+        self._append("penalty", {"seat": seat, "problem": why, "substituted": True}, public=True)
+        self._event(match_pb2.EVENT_KIND_PENALTY, [seat], f"seat {seat}: {why}; a random legal action was played",
+                    {"problem": why})
+        return action
+
+    # ---- results ----------------------------------------------------------------------------------
+    def _normal_result(self) -> dict[str, Any]:
+        returns = [float(r) for r in self.state.returns()]
+        return {
+            "reason": "normal", "returns": returns, "ranks": rank_returns(returns), "blamed_seats": [],
+            "summary": self.state.result_summary(), "details": self.state.result_details(),
+        }
+
+    def _abnormal_result(self, reason: str, blamed: list[int]) -> dict[str, Any]:
+        if reason == "voided":
+            return {"reason": reason, "returns": [], "ranks": [], "blamed_seats": blamed,
+                    "summary": f"void: seat(s) {', '.join(map(str, blamed))} failed", "details": {}}
+        returns = [self.spec.min_utility if seat in blamed else self.spec.max_utility
+                   for seat in range(len(self.endpoints))]
+        what = "resigned" if reason == "resignation" else "forfeited"
+        return {"reason": reason, "returns": returns, "ranks": rank_returns(returns), "blamed_seats": blamed,
+                "summary": f"seat(s) {', '.join(map(str, blamed))} {what}", "details": {}}
+
+    def _finish(self, result: dict[str, Any]) -> None:
+        result["seat_stats"] = [vars(s) for s in self.stats]
+        status = "void" if result["reason"] in ("voided", "aborted") else "finished"
+        self._append("end", result, public=True)
+        ended_at = time.time()
+        self.store.finish_match(self.record.match_id, status, result, ended_at)
+        self.record.status, self.record.result, self.record.ended_at = status, result, ended_at
+        self._event(match_pb2.EVENT_KIND_MATCH_ENDED, [], result["summary"], {"reason": result["reason"]})
+        info = convert.match_info(self.record, reveal_seed=True)
+        for seat, endpoint in enumerate(self.endpoints):
+            endpoint.notify(pb.ConnectResponse(match_ended=pb.MatchEnded(match=info, seat=seat)))
+        self.log.info("match ended", reason=result["reason"], returns=result["returns"], status=status)
+        if not self.finished.done():
+            self.finished.set_result(result)
+
+    # ---- log and events ---------------------------------------------------------------------------
+    def _append(self, kind: str, data: dict[str, Any], public: bool) -> float:
+        seq = self._log_seq
+        self._log_seq += 1
+        return self.store.append_log(self.record.match_id, seq, kind, data, public)
+
+    def _event(self, kind: int, seats: list[int], text: str, data: dict[str, Any]) -> None:
+        event = match_pb2.MatchEvent(
+            match_id=self.record.match_id, sequence=self._event_seq, kind=kind, seats=seats, text=text,
+            data=convert.to_struct(data),
+        )
+        self._event_seq += 1
+        at = self._append("event", {"sequence": event.sequence, "kind": kind, "seats": seats, "text": text,
+                                    "data": data}, public=True)
+        event.time.CopyFrom(convert.timestamp(at))
+        # An agent holding several seats (self-play) receives each event once.
+        for endpoint in {e.connection_key(): e for e in self.endpoints}.values():
+            endpoint.notify(pb.ConnectResponse(event=event))
+        self.publish(event)
+
+    def _error(self, endpoint: SeatEndpoint, code: int, decision_id: int, message: str) -> None:
+        endpoint.notify(pb.ConnectResponse(error=pb.Error(
+            code=code, message=message, match_id=self.record.match_id, decision_id=decision_id)))
+
+    def _publish_new_public_moves(self) -> None:
+        public = self.state.public_history()
+        for seat, action, text in public[len(self._public_history):]:
+            move = game_pb2.PublicMove(move_number=len(self._public_history), seat=seat, action_id=action, text=text)
+            self._public_history.append(move)
+            kind = match_pb2.EVENT_KIND_MOVE if seat >= 0 else match_pb2.EVENT_KIND_ROUND_RESOLVED
+            who = f"seat {seat} plays " if seat >= 0 else ""
+            self._event(kind, [seat] if seat >= 0 else [], who + text, {"action_id": action})
+
+
+def _metadata_dict(metadata: pb.DecisionMetadata) -> dict[str, Any]:
+    return json_format.MessageToDict(metadata)

@@ -1,0 +1,1 @@
+"""gRPC services: AgentService (play), ArenaService (admin and results), SpectatorService."""

@@ -1,0 +1,125 @@
+"""Plays a tournament's schedule: starts each match as soon as its agents have a free slot,
+and replays void matches (void-and-replay policy) up to the replay cap."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import structlog
+
+import arena_engines
+
+from ..coordinator import Coordinator
+from ..house import HOUSE_AGENTS, HouseSeat
+from ..lobby import Lobby
+from ..referee import MatchRunner, Rules
+from ..service.agent import RemoteSeat
+from ..store import Store
+from .round_robin import round_robin
+
+log = structlog.get_logger("arena.tournaments")
+
+
+@dataclass
+class TournamentConfig:
+    name: str
+    game_id: str
+    agents: list[str]
+    parameters: dict[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    games_per_pairing: int = 1
+    players_per_match: int = 0          # 0: the game's minimum
+    rules: Rules = field(default_factory=Rules)
+    seed: int = 0
+
+    def validate(self) -> "TournamentConfig":
+        """Resolves defaults and checks the game, parameters and schedule; raises ValueError/KeyError."""
+        spec = arena_engines.game_spec(self.game_id)
+        self.parameters = spec.resolve(self.preset, self.parameters)
+        self.preset = None   # folded into parameters
+        if not self.players_per_match:
+            self.players_per_match = spec.min_players
+        if not spec.min_players <= self.players_per_match <= spec.max_players:
+            raise ValueError(f"{self.game_id} takes {spec.min_players}-{spec.max_players} players per match")
+        if self.games_per_pairing < 1:
+            raise ValueError("games_per_pairing must be at least 1")
+        if self.rules.on_failure not in ("random_legal", "forfeit", "void_and_replay"):
+            raise ValueError(f"unknown failure action {self.rules.on_failure!r}")
+        round_robin(self.agents, self.players_per_match, self.games_per_pairing)
+        if not self.seed:
+            self.seed = secrets.randbits(62)
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TournamentConfig":
+        data = dict(data)
+        data["rules"] = Rules(**data["rules"])
+        return cls(**data)
+
+
+class TournamentRunner:
+    def __init__(self, tournament_id: str, config: TournamentConfig, store: Store, lobby: Lobby,
+                 coordinator: Coordinator):
+        self.tournament_id = tournament_id
+        self.config = config
+        self.store = store
+        self.lobby = lobby
+        self.coordinator = coordinator
+        self.log = log.bind(tournament_id=tournament_id)
+
+    async def run(self) -> None:
+        config = self.config
+        seatings = round_robin(config.agents, config.players_per_match, config.games_per_pairing)
+        queue = list(enumerate(seatings))
+        replays = [0] * len(seatings)
+        in_flight: dict[asyncio.Future, tuple[int, MatchRunner]] = {}
+        self.log.info("tournament started", matches=len(seatings), game_id=config.game_id)
+        try:
+            while queue or in_flight:
+                still_queued = []
+                for index, seating in queue:
+                    runner = self._try_start(index, seating, replays[index])
+                    if runner is None:
+                        still_queued.append((index, seating))
+                    else:
+                        in_flight[runner.finished] = (index, runner)
+                queue = still_queued
+                if not in_flight:
+                    await asyncio.sleep(0.1)   # waiting for agents to connect or free a slot
+                    continue
+                done, _ = await asyncio.wait(list(in_flight), timeout=0.1, return_when=asyncio.FIRST_COMPLETED)
+                for future in done:
+                    index, runner = in_flight.pop(future)
+                    replayable = config.rules.on_failure == "void_and_replay" and future.result()["reason"] == "voided"
+                    if replayable and replays[index] < config.rules.max_replays:
+                        replays[index] += 1
+                        queue.append((index, seatings[index]))
+            self.store.set_tournament_status(self.tournament_id, "finished")
+            self.log.info("tournament finished", counts=self.store.tournament_counts(self.tournament_id))
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            self.log.exception("tournament failed")
+            self.store.set_tournament_status(self.tournament_id, "failed", str(e))
+
+    def _try_start(self, index: int, seating: list[str], replay: int) -> MatchRunner | None:
+        seed = (self.config.seed + index * 1_000_003 + replay * 7_919) % (1 << 63)
+        seats = []
+        for seat, name in enumerate(seating):
+            if name in HOUSE_AGENTS:
+                seats.append(HouseSeat(name, seed + seat))
+                continue
+            session = self.lobby.session_for(name, self.config.game_id)
+            if session is None:
+                return None
+            seats.append(RemoteSeat(session))
+        return self.coordinator.start_match(
+            self.config.game_id, self.config.parameters, seats, rules=self.config.rules,
+            tournament_id=self.tournament_id, seed=seed,
+        )
