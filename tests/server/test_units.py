@@ -1,0 +1,114 @@
+"""Server parts with no network: keys, store, schedules, ranks and the TrueSkill leaderboard."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+import trueskill
+
+from arena_server import auth
+from arena_server.ratings import trueskill_leaderboard
+from arena_server.referee import rank_returns
+from arena_server.store import MatchRecord, Store
+from arena_server.tournaments import round_robin
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "arena.db")
+    yield s
+    s.close()
+
+
+def test_keys_are_stored_hashed_and_scoped(store, tmp_path):
+    key, key_id = auth.create_key(store, agent_name="alice", scopes=["play"])
+    assert key.startswith(f"ak_{key_id}_")
+    assert key not in (tmp_path / "arena.db").read_bytes().decode("latin-1")
+    principal = auth.authenticate(store, key)
+    assert principal.agent_name == "alice" and principal.allows("play") and principal.allows("spectate")
+    assert not principal.allows("admin")
+    assert auth.authenticate(store, key[:-1] + ("A" if key[-1] != "A" else "B")) is None
+    assert auth.authenticate(store, "garbage") is None
+    with pytest.raises(ValueError, match="must name its agent"):
+        auth.create_key(store, agent_name=None, scopes=["play"])
+    with pytest.raises(ValueError, match="scopes"):
+        auth.create_key(store, agent_name="x", scopes=["root"])
+    with pytest.raises(ValueError, match="invalid agent name"):
+        auth.create_key(store, agent_name="bad name!", scopes=["play"])
+
+
+def test_metadata_key_extraction():
+    assert auth.key_from_metadata([("authorization", "Bearer abc")]) == "abc"
+    assert auth.key_from_metadata([("authorization", "Basic abc")]) is None
+    assert auth.key_from_metadata(None) is None
+
+
+def _record(match_id: str, players: list[str], ranks: list[int], ended: float) -> MatchRecord:
+    return MatchRecord(
+        match_id=match_id, tournament_id="", game_id="tic_tac_toe", rules_version="1",
+        parameters={}, players=[{"seat": i, "agent_name": n, "team": i, "house_agent": False}
+                                for i, n in enumerate(players)],
+        seed=1, time_control={}, failure_policy={}, status="finished",
+        result={"reason": "normal", "returns": [0.0] * len(players), "ranks": ranks}, created_at=ended,
+        ended_at=ended,
+    )
+
+
+def test_store_round_trips_matches_and_the_log(store):
+    record = _record("m1", ["a", "b"], [1, 2], time.time())
+    record.status, record.result, record.ended_at = "pending", None, None
+    store.add_match(record)
+    store.append_log("m1", 0, "start", {"x": 1}, public=True)
+    store.append_log("m1", 1, "action", {"seat": 0, "action": 4}, public=False)
+    assert [e.kind for e in store.read_log("m1")] == ["start", "action"]
+    assert [e.kind for e in store.read_log("m1", public_only=True)] == ["start"]
+    with pytest.raises(Exception):
+        store.append_log("m1", 1, "action", {}, public=False)   # the log is append-only per sequence
+    store.finish_match("m1", "finished", {"reason": "normal", "returns": [1, -1], "ranks": [1, 2]}, time.time())
+    assert store.get_match("m1").status == "finished"
+    assert [m.match_id for m in store.list_matches(agent_name="b")] == ["m1"]
+    assert store.list_matches(agent_name="c") == []
+    assert [m.match_id for m in store.finished_matches(game_id="tic_tac_toe")] == ["m1"]
+
+
+def test_round_robin_rotates_seats_evenly():
+    seatings = round_robin(["a", "b", "c"], 2, 3)
+    assert len(seatings) == 3 * 2 * 3
+    for name in "abc":
+        seats = Counter(s.index(name) for s in seatings if name in s)
+        assert seats[0] == seats[1] == 6
+    trios = round_robin(["a", "b", "c"], 3, 1)
+    assert sorted(tuple(s) for s in trios) == sorted([("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")])
+    with pytest.raises(ValueError):
+        round_robin(["a"], 2, 1)
+    with pytest.raises(ValueError):
+        round_robin(["a", "a"], 2, 1)
+
+
+def test_rank_returns_shares_ranks_on_ties():
+    assert rank_returns([1.0, -1.0]) == [1, 2]
+    assert rank_returns([0.0, 0.0]) == [1, 1]
+    assert rank_returns([3.0, 5.0, 3.0, 1.0]) == [2, 1, 2, 4]
+
+
+def test_trueskill_leaderboard_matches_the_library_and_counts_results():
+    matches = [
+        _record("m1", ["a", "b"], [1, 2], 1.0),
+        _record("m2", ["b", "a"], [1, 1], 2.0),                # draw
+        _record("m3", ["a", "c", "b"], [2, 1, 3], 3.0),        # three players by rank
+        _record("m4", ["c", "c"], [1, 2], 4.0),                # self-play carries no comparison
+    ]
+    rows = {r.agent_name: r for r in trueskill_leaderboard(matches)}
+    env = trueskill.TrueSkill(draw_probability=0.1)
+    a, b, c = env.create_rating(), env.create_rating(), env.create_rating()
+    (a,), (b,) = env.rate([(a,), (b,)], ranks=[1, 2])
+    (a,), (b,) = env.rate([(a,), (b,)], ranks=[1, 1])
+    (a,), (b,), (c,) = env.rate([(a,), (b,), (c,)], ranks=[2, 3, 1])
+    for name, expected in (("a", a), ("b", b), ("c", c)):
+        assert rows[name].rating == pytest.approx(expected.mu)
+        assert rows[name].lower == pytest.approx(expected.mu - 3 * expected.sigma)
+    assert (rows["a"].wins, rows["a"].draws, rows["a"].losses, rows["a"].matches) == (1, 1, 1, 3)
+    assert (rows["c"].wins, rows["c"].matches) == (1, 1)
+    assert sorted(r.rank for r in rows.values()) == [1, 2, 3]
