@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import match_pb2
 
@@ -126,7 +128,7 @@ def test_stale_and_unknown_decisions_are_refused_in_band(server):
         for _ in range(100):
             if len(agent.of_kind("error")) >= len(answered) + 3:
                 break
-            agent.ended.wait(0.05)
+            time.sleep(0.05)
         codes = [e.code for e in agent.of_kind("error")]
         assert codes.count(pb.ERROR_CODE_STALE_DECISION) == len(answered)   # every wrong id, while running
         assert pb.ERROR_CODE_UNKNOWN_MATCH in codes          # finished match: no seat held any more

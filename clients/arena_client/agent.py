@@ -1,0 +1,194 @@
+"""What an agent implements, and the plain views of protocol messages it receives.
+
+Agents never see protobuf: every message is converted (arena_client.convert) into the frozen
+dataclasses below, so an agent is ordinary Python that is easy to unit-test without a server.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Awaitable, NamedTuple
+
+
+class LegalAction(NamedTuple):
+    """An action the seat may choose now; send `id` back in Choice.action_id."""
+
+    id: int
+    text: str
+
+
+class PublicMove(NamedTuple):
+    """A past action every seat may know about; seat is -1 for a chance event."""
+
+    move_number: int
+    seat: int
+    action_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class TextActionSpec:
+    """Limits on a free-text answer, when the game accepts one."""
+
+    description: str
+    max_length: int
+    forbidden_words: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    """One decision the arena asks for: the seat's observation and what it may do."""
+
+    match_id: str
+    decision_id: int
+    seat: int
+    game_id: str
+    observation_text: str
+    observation_data: dict[str, Any]
+    history: list[PublicMove]
+    legal_actions: list[LegalAction]
+    text_action: TextActionSpec | None
+    deadline: datetime | None          # server clock, UTC; None when the server sets no limit
+    time_remaining: float | None       # seconds left when the request was sent
+    attempt: int                       # 0 on the first ask, n on the n-th retry
+    feedback: str                      # why the previous attempt was refused
+    parameters: dict[str, Any]         # the match's game parameters
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An agent's answer: exactly one of an action id or free text, plus optional metadata.
+
+    The metadata is logged with the match and never shown to opponents while it runs.
+    """
+
+    action_id: int | None = None
+    text: str | None = None
+    reasoning: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.action_id is None) == (self.text is None):
+            raise ValueError("a Choice needs exactly one of action_id or text")
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """A match the agent was seated in."""
+
+    match_id: str
+    game_id: str
+    seat: int
+    players: list[str]                 # agent names, indexed by seat
+    parameters: dict[str, Any]
+    tournament_id: str                 # empty for ladder matches
+    per_decision: float | None         # seconds allowed per decision, when limited
+
+
+@dataclass(frozen=True)
+class EventView:
+    """Something public happened in one of the agent's matches."""
+
+    match_id: str
+    sequence: int
+    kind: str                          # "move", "round_resolved", "message", "penalty", ...
+    seats: list[int]
+    text: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ErrorView:
+    """A recoverable problem with something the agent sent; the session stays open."""
+
+    code: str                          # "illegal_action", "unparseable_text", "timeout", ...
+    message: str
+    match_id: str
+    decision_id: int
+
+
+@dataclass(frozen=True)
+class ProbeView:
+    """A metrics question; the answer never affects the game."""
+
+    match_id: str
+    probe_id: str
+    seat: int
+    question: str
+    choices: list[str]                 # allowed answers; empty for free text
+    data: dict[str, Any]
+    deadline: datetime | None
+
+
+@dataclass(frozen=True)
+class ResultView:
+    """How one of the agent's matches ended."""
+
+    match_id: str
+    game_id: str
+    seat: int
+    reason: str                        # "normal", "forfeit_timeout", "voided", ...
+    returns: list[float]               # per seat; empty when void or aborted
+    ranks: list[int]                   # per seat, 1 = best
+    summary: str
+
+    @property
+    def my_return(self) -> float | None:
+        return self.returns[self.seat] if self.seat < len(self.returns) else None
+
+
+@dataclass(frozen=True)
+class WelcomeView:
+    """The server's answer to the handshake."""
+
+    session_id: str
+    resume_token: str                  # secret for resuming this session after a disconnect
+    protocol_version: str
+    server_id: str
+    heartbeat_interval: float          # seconds; 0 when the server asks for no heartbeats
+    accepted_games: list[str]
+    rejected_games: dict[str, str]     # game id -> reason
+
+
+class Agent(ABC):
+    """Base class of an agent: implement `decide`; override the hooks only when useful.
+
+    `decide` and `answer_probe` may be plain or `async def`. Plain ones run in a worker thread, so
+    a slow agent never delays heartbeats or its other matches; async ones run on the session's
+    event loop and must not block it. Each runs once per request, concurrently across matches, so
+    an agent playing several matches at once must keep per-match state keyed by match_id.
+
+    The notification hooks (on_match_start, on_event, on_match_end, on_error) run on the event loop
+    in the order the server sent the messages; keep them quick. They too may be `async def`.
+    """
+
+    # Sent in Hello unless the Session is given others; the name must match the API key's agent.
+    name = "agent"
+    version = ""
+    description = ""
+
+    @abstractmethod
+    def decide(self, request: DecisionView) -> Choice | Awaitable[Choice]:
+        """The answer to one decision request. If it raises or overruns the deadline, nothing is
+        sent and the server's failure policy applies."""
+
+    def on_match_start(self, match: MatchView) -> None | Awaitable[None]:
+        pass
+
+    def on_event(self, event: EventView) -> None | Awaitable[None]:
+        pass
+
+    def on_match_end(self, result: ResultView) -> None | Awaitable[None]:
+        pass
+
+    def on_error(self, error: ErrorView) -> None | Awaitable[None]:
+        """A decision was refused; if the failure policy allows, a new request (attempt > 0) follows."""
+
+    def answer_probe(self, probe: ProbeView) -> str | None | Awaitable[str | None]:
+        """The answer to a metrics question, or None to leave it unanswered."""
+        return None

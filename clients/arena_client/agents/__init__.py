@@ -1,0 +1,5 @@
+"""Ready-made agents."""
+
+from .random_agent import RandomAgent
+
+__all__ = ["RandomAgent"]

@@ -1,0 +1,185 @@
+"""Conversions between arena.v1 messages and the SDK's plain views; the only place that knows both."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
+from google.protobuf.json_format import MessageToDict
+
+from arena.v1 import agent_service_pb2 as pb
+from arena.v1 import match_pb2
+
+from .agent import (Choice, DecisionView, ErrorView, EventView, LegalAction, MatchView, ProbeView, PublicMove,
+                    ResultView, TextActionSpec, WelcomeView)
+
+PROTOCOL_VERSION = "1.0"
+
+
+def hello(name: str, version: str, description: str, games: Iterable[tuple[str, str]], max_concurrent_matches: int,
+          join_ladder: bool, capabilities: Iterable[str]) -> pb.ConnectRequest:
+    return pb.ConnectRequest(hello=pb.Hello(
+        protocol_version=PROTOCOL_VERSION,
+        agent=pb.AgentInfo(name=name, version=version, description=description),
+        capabilities=list(capabilities),
+        games=[pb.GameOffer(game_id=game_id, preset=preset) for game_id, preset in games],
+        max_concurrent_matches=max_concurrent_matches,
+        join_ladder=join_ladder,
+    ))
+
+
+def welcome(message: pb.Welcome) -> WelcomeView:
+    return WelcomeView(
+        session_id=message.session_id,
+        resume_token=message.resume_token,
+        protocol_version=message.protocol_version,
+        server_id=message.server_id,
+        heartbeat_interval=message.heartbeat_interval.ToNanoseconds() / 1e9,
+        accepted_games=list(message.accepted_games),
+        rejected_games={r.game_id: r.reason for r in message.rejected_games},
+    )
+
+
+def match_started(message: pb.MatchStarted) -> MatchView:
+    info = message.match
+    per_decision = info.time_control.per_decision
+    return MatchView(
+        match_id=info.match_id,
+        game_id=info.game_id,
+        seat=message.seat,
+        players=[p.agent_name for p in sorted(info.players, key=lambda p: p.seat)],
+        parameters=struct_to_dict(info.parameters),
+        tournament_id=info.tournament_id,
+        per_decision=per_decision.ToNanoseconds() / 1e9 if info.time_control.HasField("per_decision") else None,
+    )
+
+
+def decision_request(message: pb.DecisionRequest, match: MatchView | None) -> DecisionView:
+    """`match` supplies the game id and parameters, which the request itself does not repeat."""
+    observation = message.observation
+    text_action = None
+    if message.HasField("text_action"):
+        spec = message.text_action
+        text_action = TextActionSpec(spec.description, spec.max_length, tuple(spec.forbidden_words))
+    return DecisionView(
+        match_id=message.match_id,
+        decision_id=message.decision_id,
+        seat=message.seat,
+        game_id=match.game_id if match else "",
+        observation_text=observation.text,
+        observation_data=struct_to_dict(observation.data),
+        history=[PublicMove(m.move_number, m.seat, m.action_id, m.text) for m in observation.history],
+        legal_actions=[LegalAction(a.id, a.text) for a in message.legal_actions],
+        text_action=text_action,
+        deadline=_datetime(message.deadline) if message.HasField("deadline") else None,
+        time_remaining=message.time_remaining.ToNanoseconds() / 1e9 if message.HasField("time_remaining") else None,
+        attempt=message.attempt,
+        feedback=message.feedback,
+        parameters=dict(match.parameters) if match else {},
+    )
+
+
+def decision(request: DecisionView, choice: Choice, latency: float) -> pb.ConnectRequest:
+    """The Decision answering `request`; `latency` is the time the agent took, as the SDK measured it."""
+    metadata = pb.DecisionMetadata(reasoning=choice.reasoning, prompt_tokens=choice.prompt_tokens,
+                                   completion_tokens=choice.completion_tokens, cost_usd=choice.cost_usd,
+                                   latency=_duration(latency), extra=_struct(choice.extra))
+    message = pb.Decision(match_id=request.match_id, decision_id=request.decision_id, metadata=metadata)
+    if choice.action_id is not None:
+        message.action_id = choice.action_id
+    else:
+        message.text = choice.text
+    return pb.ConnectRequest(decision=message)
+
+
+def event(message: match_pb2.MatchEvent) -> EventView:
+    return EventView(
+        match_id=message.match_id,
+        sequence=message.sequence,
+        kind=_enum_name(match_pb2.EventKind, message.kind, "EVENT_KIND_"),
+        seats=list(message.seats),
+        text=message.text,
+        data=struct_to_dict(message.data),
+    )
+
+
+def error(message: pb.Error) -> ErrorView:
+    return ErrorView(code=_enum_name(pb.ErrorCode, message.code, "ERROR_CODE_"), message=message.message,
+                     match_id=message.match_id, decision_id=message.decision_id)
+
+
+def probe(message: pb.Probe) -> ProbeView:
+    return ProbeView(
+        match_id=message.match_id,
+        probe_id=message.probe_id,
+        seat=message.seat,
+        question=message.question,
+        choices=list(message.choices),
+        data=struct_to_dict(message.data),
+        deadline=_datetime(message.deadline) if message.HasField("deadline") else None,
+    )
+
+
+def probe_answer(probe: ProbeView, text: str) -> pb.ConnectRequest:
+    return pb.ConnectRequest(probe_answer=pb.ProbeAnswer(match_id=probe.match_id, probe_id=probe.probe_id, text=text))
+
+
+def match_ended(message: pb.MatchEnded) -> ResultView:
+    info = message.match
+    return ResultView(
+        match_id=info.match_id,
+        game_id=info.game_id,
+        seat=message.seat,
+        reason=_enum_name(match_pb2.EndReason, info.result.reason, "END_REASON_"),
+        returns=list(info.result.returns),
+        ranks=list(info.result.ranks),
+        summary=info.result.summary,
+    )
+
+
+def heartbeat() -> pb.ConnectRequest:
+    now = timestamp_pb2.Timestamp()
+    now.GetCurrentTime()
+    return pb.ConnectRequest(heartbeat=pb.Heartbeat(time=now))
+
+
+def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """Struct numbers are doubles on the wire; integral values are turned back into ints, so a
+    board cell or a round number reads as 5, not 5.0."""
+    return _ints(MessageToDict(struct))
+
+
+def _ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ints(v) for v in value]
+    return value
+
+
+def _struct(values: dict[str, Any]) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    struct.update(values)
+    return struct
+
+
+def _duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(int(seconds * 1e9))
+    return duration
+
+
+def _datetime(timestamp: timestamp_pb2.Timestamp) -> datetime:
+    return timestamp.ToDatetime(tzinfo=timezone.utc)
+
+
+def _enum_name(enum, value: int, prefix: str) -> str:
+    """Lower-case name without the prefix ("END_REASON_NORMAL" -> "normal"); the number for values
+    newer than these stubs."""
+    try:
+        return enum.Name(value).removeprefix(prefix).lower()
+    except ValueError:
+        return str(value)

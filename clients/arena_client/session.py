@@ -1,0 +1,231 @@
+"""One agent session: the AgentService.Connect stream, from handshake to the last match.
+
+The server multiplexes all of the agent's matches over one stream, so the session reads messages
+in one loop and answers each DecisionRequest (and Probe) in its own task: a slow decision in one
+match never holds up another match or the heartbeats. Everything sent goes through one queue
+because a gRPC stream takes one write at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import grpc
+
+from arena.v1 import agent_service_pb2 as pb
+from arena.v1 import agent_service_pb2_grpc
+
+from . import convert
+from .agent import Agent, Choice, MatchView, ProbeView, ResultView, WelcomeView
+
+log = logging.getLogger(__name__)
+
+
+class SessionError(Exception):
+    """The session could not start or was ended by the server (unreachable server, refused key,
+    unsupported protocol version, dropped stream). `code` is the gRPC status, when there is one."""
+
+    def __init__(self, message: str, code: grpc.StatusCode | None = None):
+        super().__init__(message)
+        self.code = code
+
+
+class Session:
+    """Plays `agent` on `server` (host:port) until `max_matches` matches have ended (None: until the
+    server closes the stream or the task is cancelled).
+
+    games: game ids, or (game id, preset) pairs. name, version and description default to the
+    agent's class attributes; the name must be the one the API key was issued for.
+    TLS is used when `secure` is set or `root_certificates` (a PEM file) is given.
+    on_result is called with each finished match, as it ends. A Session runs once.
+    """
+
+    def __init__(self, agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]], *,
+                 name: str | None = None, version: str | None = None, description: str | None = None,
+                 max_concurrent_matches: int = 1, join_ladder: bool = True, capabilities: Iterable[str] = (),
+                 max_matches: int | None = None, secure: bool = False, root_certificates: str | Path | None = None,
+                 connect_timeout: float = 10.0, on_result: Callable[[ResultView], Any] | None = None):
+        self.agent = agent
+        self.server = server
+        self.games = [(g, "") if isinstance(g, str) else tuple(g) for g in games]
+        if not self.games:
+            raise ValueError("offer at least one game")
+        self.name = name or agent.name
+        self.version = agent.version if version is None else version
+        self.description = agent.description if description is None else description
+        self.max_concurrent_matches = max_concurrent_matches
+        self.join_ladder = join_ladder
+        self.capabilities = list(capabilities)
+        self.max_matches = max_matches
+        self.secure = secure or root_certificates is not None
+        self.root_certificates = root_certificates
+        self.connect_timeout = connect_timeout
+        self.on_result = on_result
+        self._metadata = (("authorization", f"Bearer {api_key}"),)
+        # The server's Welcome, once the handshake succeeded. Its resume_token is what a reconnect
+        # will send in Hello to take the session's seats back.
+        self.welcome: WelcomeView | None = None
+        self.results: list[ResultView] = []
+        self._matches: dict[str, MatchView] = {}            # match id -> view, while the match runs
+        self._outbox: asyncio.Queue[pb.ConnectRequest] = asyncio.Queue()
+        self._tasks: set[asyncio.Task] = set()
+
+    async def run(self) -> list[ResultView]:
+        """Plays until done and returns the finished matches; raises SessionError on failure."""
+        async with self._channel() as channel:
+            try:
+                await asyncio.wait_for(channel.channel_ready(), self.connect_timeout)
+            except asyncio.TimeoutError:
+                raise SessionError(f"cannot reach {self.server} within {self.connect_timeout:g} s",
+                                   grpc.StatusCode.UNAVAILABLE) from None
+            call = agent_service_pb2_grpc.AgentServiceStub(channel).Connect(metadata=self._metadata)
+            self._spawn(self._write(call))
+            try:
+                self.welcome = await self._handshake(call)
+                self._spawn(self._heartbeats(self.welcome.heartbeat_interval))
+                await self._serve(call)
+            except grpc.aio.AioRpcError as e:
+                stage = "ended the session" if self.welcome else "refused the session"
+                raise SessionError(f"{self.server} {stage} ({e.code().name}): {e.details()}", e.code()) from e
+            finally:
+                call.cancel()
+                tasks = list(self._tasks)
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+        return self.results
+
+    def _channel(self) -> grpc.aio.Channel:
+        if not self.secure:
+            return grpc.aio.insecure_channel(self.server)
+        roots = Path(self.root_certificates).read_bytes() if self.root_certificates else None
+        return grpc.aio.secure_channel(self.server, grpc.ssl_channel_credentials(roots))
+
+    def _hello(self) -> pb.ConnectRequest:
+        return convert.hello(self.name, self.version, self.description, self.games, self.max_concurrent_matches,
+                             self.join_ladder, self.capabilities)
+
+    async def _write(self, call) -> None:
+        """The stream's only writer. It stops quietly when the stream ends; the read loop reports why."""
+        try:
+            while True:
+                await call.write(await self._outbox.get())
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+            pass
+
+    async def _handshake(self, call) -> WelcomeView:
+        self._outbox.put_nowait(self._hello())
+        first = await call.read()
+        if first is grpc.aio.EOF or first.WhichOneof("message") != "welcome":
+            raise SessionError(f"{self.server} did not answer Hello with Welcome")
+        welcome = convert.welcome(first.welcome)
+        for game, reason in welcome.rejected_games.items():
+            log.warning("the server refused game %s: %s", game, reason)
+        if not welcome.accepted_games:
+            raise SessionError(f"{self.server} accepted none of the offered games: {welcome.rejected_games}")
+        log.info("session %s on %s as %r: games %s", welcome.session_id, welcome.server_id, self.name,
+                 ", ".join(welcome.accepted_games))
+        return welcome
+
+    async def _serve(self, call) -> None:
+        while self.max_matches is None or len(self.results) < self.max_matches:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                log.info("the server closed the session")
+                return
+            await self._dispatch(message)
+
+    async def _dispatch(self, message: pb.ConnectResponse) -> None:
+        kind = message.WhichOneof("message")
+        if kind == "decision_request":
+            self._spawn(self._decide(message.decision_request))
+        elif kind == "probe":
+            self._spawn(self._answer_probe(convert.probe(message.probe)))
+        elif kind == "match_started":
+            match = convert.match_started(message.match_started)
+            self._matches[match.match_id] = match
+            await self._notify(self.agent.on_match_start, match)
+        elif kind == "event":
+            await self._notify(self.agent.on_event, convert.event(message.event))
+        elif kind == "match_ended":
+            result = convert.match_ended(message.match_ended)
+            self._matches.pop(result.match_id, None)
+            self.results.append(result)
+            if self.on_result is not None:
+                self.on_result(result)
+            await self._notify(self.agent.on_match_end, result)
+        elif kind == "error":
+            error = convert.error(message.error)
+            log.warning("server error %s for match %s decision %d: %s", error.code, error.match_id,
+                        error.decision_id, error.message)
+            await self._notify(self.agent.on_error, error)
+        elif kind != "heartbeat":
+            log.warning("ignoring unexpected %s message", kind or "empty")
+
+    async def _decide(self, message: pb.DecisionRequest) -> None:
+        """Answers one request, unless the agent fails or overruns: the server refuses late answers
+        as stale and applies its failure policy either way, so sending one would only add noise."""
+        started = time.monotonic()
+        request = convert.decision_request(message, self._matches.get(message.match_id))
+        try:
+            choice = await self._call(self.agent.decide, request)
+            if not isinstance(choice, Choice):
+                raise TypeError(f"decide returned {choice!r}, not a Choice")
+        except Exception:
+            log.exception("the agent failed to decide match %s decision %d; nothing sent", request.match_id,
+                          request.decision_id)
+            return
+        elapsed = time.monotonic() - started
+        if request.time_remaining is not None and elapsed > request.time_remaining:
+            log.warning("match %s decision %d took %.2f s, over its %.2f s limit; not sent", request.match_id,
+                        request.decision_id, elapsed, request.time_remaining)
+            return
+        self._outbox.put_nowait(convert.decision(request, choice, elapsed))
+
+    async def _answer_probe(self, probe: ProbeView) -> None:
+        """Late answers are sent anyway: the server ignores them, and they never affect the game."""
+        try:
+            text = await self._call(self.agent.answer_probe, probe)
+        except Exception:
+            log.exception("the agent failed to answer probe %s of match %s", probe.probe_id, probe.match_id)
+            return
+        if text is not None:
+            self._outbox.put_nowait(convert.probe_answer(probe, text))
+
+    async def _heartbeats(self, interval: float) -> None:
+        while interval > 0:
+            await asyncio.sleep(interval)
+            self._outbox.put_nowait(convert.heartbeat())
+
+    @staticmethod
+    async def _call(method, view):
+        """Awaits an async agent method; runs a plain one in a worker thread."""
+        if inspect.iscoroutinefunction(method):
+            return await method(view)
+        return await asyncio.to_thread(method, view)
+
+    @staticmethod
+    async def _notify(hook, view) -> None:
+        """Runs a notification hook in order on the loop; its failure is logged, never fatal."""
+        try:
+            outcome = hook(view)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            log.exception("%s failed", hook.__name__)
+
+    def _spawn(self, coroutine) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def run_agent(agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]],
+              **options: Any) -> list[ResultView]:
+    """Blocking convenience: runs one Session (options as its keyword arguments) and returns its results."""
+    return asyncio.run(Session(agent, server, api_key, games, **options).run())
