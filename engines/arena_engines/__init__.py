@@ -5,31 +5,43 @@
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[0])
 
-Each game module exposes `SPEC` (a GameSpec) and `Game`, constructed with resolved parameters
-and a player count, whose `new_initial_state()` returns a State.
+A game module is any module of this package that exports `SPEC` (a GameSpec, whose game_id is the
+module's name) and `Game`, constructed with resolved parameters and a player count, whose
+`new_initial_state()` returns a State. Adding a game is adding its file.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
+from functools import cache
 from typing import Any
 
 from .spec import GameSpec, Parameter, Preset
 
-_MODULES = {
-    "tic_tac_toe": "arena_engines.tic_tac_toe",
-    "connect_four": "arena_engines.connect_four",
-    "guess_two_thirds_average": "arena_engines.guess_two_thirds_average",
-}
+_NOT_GAMES = {"core", "spec", "playthrough"}
+
+
+@cache
+def _games() -> dict[str, Any]:
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name in _NOT_GAMES or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        spec = getattr(module, "SPEC", None)
+        if isinstance(spec, GameSpec) and hasattr(module, "Game"):
+            found[spec.game_id] = module
+    return found
 
 
 def game_ids() -> list[str]:
-    return sorted(_MODULES)
+    return sorted(_games())
 
 
 def _module(game_id: str):
     try:
-        return importlib.import_module(_MODULES[game_id])
+        return _games()[game_id]
     except KeyError:
         raise KeyError(f"unknown game {game_id!r} (known: {', '.join(game_ids())})") from None
 
@@ -44,6 +56,9 @@ def load_game(game_id: str, parameters: dict[str, Any] | None = None, *, preset:
     module = _module(game_id)
     spec: GameSpec = module.SPEC
     values = spec.resolve(preset, parameters)
+    if num_players is not None and "players" in values:
+        # Variable-player games carry the count as a parameter; an explicit count wins.
+        values["players"] = num_players
     players = num_players if num_players is not None else values.get("players", spec.min_players)
     if not spec.min_players <= players <= spec.max_players:
         raise ValueError(f"{game_id} takes {spec.min_players}-{spec.max_players} players, not {players}")

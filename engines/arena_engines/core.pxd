@@ -13,6 +13,27 @@ cdef enum:
     MAX_ACTIONS = 1024   # upper bound on the number of distinct action ids of one decision
 
 
+# A small, fast random generator (splitmix64) for rollouts and resampling in C-level loops.
+cdef struct Rng:
+    unsigned long long s
+
+cdef inline unsigned long long rng_next(Rng* r) noexcept nogil:
+    cdef unsigned long long z
+    r.s += 0x9E3779B97F4A7C15ULL
+    z = r.s
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+# Uniform integer in [0, n), n > 0 (the modulo bias is below 2^-40 for any n used here).
+cdef inline int rng_below(Rng* r, int n) noexcept nogil:
+    return <int>(rng_next(r) % <unsigned long long>n)
+
+# Uniform double in [0, 1).
+cdef inline double rng_uniform(Rng* r) noexcept nogil:
+    return (rng_next(r) >> 11) * (1.0 / 9007199254740992.0)
+
+
 cdef class State:
     cdef readonly object game          # the Game this state belongs to
     cdef readonly int num_players
@@ -33,6 +54,11 @@ cdef class State:
     cdef void c_returns(self, double* out) noexcept
     # Chance outcomes at a chance node: writes ids and probabilities, returns their count.
     cdef int c_chance_outcomes(self, int* actions, double* probs) noexcept
+    # Imperfect information: replaces, in place, every hidden quantity `player` cannot see (other
+    # seats' cards, dice, valuations; undealt cards) by a random assignment consistent with what
+    # `player` has observed. Determinized search calls it on a clone; perfect-information games
+    # keep the default, which does nothing.
+    cdef void c_resample_hidden(self, int player, Rng* rng) noexcept
     # A deep copy.
     cdef State c_clone(self)
     # Copies the base-class fields into a freshly allocated clone.

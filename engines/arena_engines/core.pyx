@@ -55,6 +55,9 @@ cdef class State:
     cdef int c_chance_outcomes(self, int* actions, double* probs) noexcept:
         return 0
 
+    cdef void c_resample_hidden(self, int player, Rng* rng) noexcept:
+        pass
+
     cdef State c_clone(self):
         raise NotImplementedError
 
@@ -169,6 +172,15 @@ cdef class State:
 
     def clone(self):
         return self.c_clone()
+
+    def resample_hidden(self, int player, seed) -> "State":
+        """A copy in which everything `player` cannot see is redrawn at random, consistently with
+        its observations (determinization). Equal to a plain clone in perfect-information games."""
+        cdef Rng rng
+        rng.s = <unsigned long long>(seed & 0xFFFFFFFFFFFFFFFF)
+        cdef State copy = self.c_clone()
+        copy.c_resample_hidden(player, &rng)
+        return copy
 
     # ---- Views: subclasses override -----------------------------------------------------------
     def action_to_string(self, int player, int action) -> str:
