@@ -7,7 +7,9 @@
 
 A game module is any module of this package that exports `SPEC` (a GameSpec, whose game_id is the
 module's name) and `Game`, constructed with resolved parameters and a player count, whose
-`new_initial_state()` returns a State. Adding a game is adding its file.
+`new_initial_state()` returns a State. A Game whose return bounds depend on its parameters also
+has `utility_bounds() -> (min, max)`; otherwise the spec's bounds hold. Adding a game is adding
+its file.
 """
 
 from __future__ import annotations
