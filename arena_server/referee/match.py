@@ -35,13 +35,15 @@ class Rules:
     per_decision: float = 30.0
     max_retries: int = 2
     on_failure: str = "random_legal"      # random_legal | forfeit | void_and_replay
-    max_replays: int = 3
+    max_replays: int = 3                  # void matches a pairing may replay (void_and_replay)
+    auto_play_forced: bool = False        # play a seat's only legal action without asking (GTBench)
 
     def time_control(self) -> dict[str, Any]:
         return {"per_decision": self.per_decision}
 
     def failure_policy(self) -> dict[str, Any]:
-        return {"max_retries": self.max_retries, "on_failure": self.on_failure, "max_replays": self.max_replays}
+        return {"max_retries": self.max_retries, "on_failure": self.on_failure, "max_replays": self.max_replays,
+                "auto_play_forced": self.auto_play_forced}
 
 
 class MatchOver(Exception):
@@ -158,6 +160,8 @@ class MatchRunner:
         endpoint = self.endpoints[seat]
         stats = self.stats[seat]
         legal = state.legal_actions(seat)
+        if self.rules.auto_play_forced and len(legal) == 1:
+            return legal[0]
         legal_pb = [game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a)) for a in legal]
         text_spec = state.text_action_spec(seat)
         observation = game_pb2.Observation(
@@ -261,8 +265,9 @@ class MatchRunner:
         if reason == "voided":
             return {"reason": reason, "returns": [], "ranks": [], "blamed_seats": blamed,
                     "summary": f"void: seat(s) {', '.join(map(str, blamed))} failed", "details": {}}
-        returns = [self.spec.min_utility if seat in blamed else self.spec.max_utility
-                   for seat in range(len(self.endpoints))]
+        bounds = getattr(self.game, "utility_bounds", None)
+        low, high = bounds() if bounds else (self.spec.min_utility, self.spec.max_utility)
+        returns = [low if seat in blamed else high for seat in range(len(self.endpoints))]
         what = "resigned" if reason == "resignation" else "forfeited"
         return {"reason": reason, "returns": returns, "ranks": rank_returns(returns), "blamed_seats": blamed,
                 "summary": f"seat(s) {', '.join(map(str, blamed))} {what}", "details": {}}

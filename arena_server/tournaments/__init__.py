@@ -1,6 +1,6 @@
 """Tournaments: schedules (who meets whom, in which seats) and the runner that plays them."""
 
-from .round_robin import round_robin
 from .runner import TournamentConfig, TournamentRunner
+from .schedules import SCHEDULES, gauntlet, round_robin
 
-__all__ = ["TournamentConfig", "TournamentRunner", "round_robin"]
+__all__ = ["SCHEDULES", "TournamentConfig", "TournamentRunner", "gauntlet", "round_robin"]

@@ -18,7 +18,7 @@ from ..lobby import Lobby
 from ..referee import MatchRunner, Rules
 from ..service.agent import RemoteSeat
 from ..store import Store
-from .round_robin import round_robin
+from .schedules import SCHEDULES
 
 log = structlog.get_logger("arena.tournaments")
 
@@ -34,6 +34,11 @@ class TournamentConfig:
     players_per_match: int = 0          # 0: the game's minimum
     rules: Rules = field(default_factory=Rules)
     seed: int = 0
+    format: str = "round_robin"         # a key of SCHEDULES
+    suite: str = ""                     # the suite that created the tournament, if any
+
+    def seatings(self) -> list[list[str]]:
+        return SCHEDULES[self.format](self.agents, self.players_per_match, self.games_per_pairing)
 
     def validate(self) -> "TournamentConfig":
         """Resolves defaults and checks the game, parameters and schedule; raises ValueError/KeyError."""
@@ -48,7 +53,9 @@ class TournamentConfig:
             raise ValueError("games_per_pairing must be at least 1")
         if self.rules.on_failure not in ("random_legal", "forfeit", "void_and_replay"):
             raise ValueError(f"unknown failure action {self.rules.on_failure!r}")
-        round_robin(self.agents, self.players_per_match, self.games_per_pairing)
+        if self.format not in SCHEDULES:
+            raise ValueError(f"unknown tournament format {self.format!r} (known: {', '.join(SCHEDULES)})")
+        self.seatings()
         if not self.seed:
             self.seed = secrets.randbits(62)
         return self
@@ -75,16 +82,18 @@ class TournamentRunner:
 
     async def run(self) -> None:
         config = self.config
-        seatings = round_robin(config.agents, config.players_per_match, config.games_per_pairing)
+        seatings = config.seatings()
         queue = list(enumerate(seatings))
-        replays = [0] * len(seatings)
+        # The replay cap is per pairing (the group of agents, whatever the seats), as in GTBench:
+        # at most max_replays void matches are replaced before the pairing stops replaying.
+        replays: dict[frozenset[str], int] = {}
         in_flight: dict[asyncio.Future, tuple[int, MatchRunner]] = {}
         self.log.info("tournament started", matches=len(seatings), game_id=config.game_id)
         try:
             while queue or in_flight:
                 still_queued = []
                 for index, seating in queue:
-                    runner = self._try_start(index, seating, replays[index])
+                    runner = self._try_start(index, seating, replays.get(frozenset(seating), 0))
                     if runner is None:
                         still_queued.append((index, seating))
                     else:
@@ -97,8 +106,9 @@ class TournamentRunner:
                 for future in done:
                     index, runner = in_flight.pop(future)
                     replayable = config.rules.on_failure == "void_and_replay" and future.result()["reason"] == "voided"
-                    if replayable and replays[index] < config.rules.max_replays:
-                        replays[index] += 1
+                    pairing = frozenset(seatings[index])
+                    if replayable and replays.get(pairing, 0) < config.rules.max_replays:
+                        replays[pairing] = replays.get(pairing, 0) + 1
                         queue.append((index, seatings[index]))
             self.store.set_tournament_status(self.tournament_id, "finished")
             self.log.info("tournament finished", counts=self.store.tournament_counts(self.tournament_id))

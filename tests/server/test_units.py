@@ -112,3 +112,16 @@ def test_trueskill_leaderboard_matches_the_library_and_counts_results():
     assert (rows["a"].wins, rows["a"].draws, rows["a"].losses, rows["a"].matches) == (1, 1, 1, 3)
     assert (rows["c"].wins, rows["c"].matches) == (1, 1)
     assert sorted(r.rank for r in rows.values()) == [1, 2, 3]
+
+
+def test_gauntlet_pits_the_challenger_against_each_opponent_only():
+    from arena_server.tournaments import gauntlet
+
+    seatings = gauntlet(["me", "random", "mcts"], 2, 25)
+    assert len(seatings) == 2 * 2 * 25
+    assert all("me" in s for s in seatings)
+    for opponent in ("random", "mcts"):
+        pairing = [s for s in seatings if opponent in s]
+        assert sum(s[0] == "me" for s in pairing) == sum(s[1] == "me" for s in pairing) == 25
+    trios = gauntlet(["me", "a", "b", "c"], 3, 1)
+    assert len(trios) == 3 * 3 and all("me" in s for s in trios)
