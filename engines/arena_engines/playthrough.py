@@ -26,8 +26,13 @@ from .core import CHANCE
 # Where the golden files live when the package runs from the source tree (editable install).
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "tests" / "playthroughs"
 SEED = 1
-# Parameter overrides that keep a playthrough short enough to read.
-OVERRIDES = {"guess_two_thirds_average": {"players": 3, "rounds": 3}}
+# Parameter overrides that keep a playthrough short enough to read, by (game, preset); a preset of
+# None applies to every preset of the game.
+OVERRIDES = {
+    ("guess_two_thirds_average", None): {"players": 3, "rounds": 3},
+    ("sealed_bid_auction", "gamabench"): {"players": 3, "rounds": 2},
+    ("sealed_bid_auction", "gamabench_second_price"): {"players": 3, "rounds": 2},
+}
 # Longer legal-action lists are shown by their first and last few entries.
 MAX_LISTED = 12
 SHOWN_AT_EACH_END = 3
@@ -56,7 +61,7 @@ def _legal(state, seat: int) -> str:
 
 def render(game_id: str, preset: str, seed: int = SEED) -> str:
     """The playthrough text of one match of `game_id` under `preset` (with OVERRIDES applied)."""
-    overrides = OVERRIDES.get(game_id, {})
+    overrides = OVERRIDES.get((game_id, preset), OVERRIDES.get((game_id, None), {}))
     game = load_game(game_id, overrides, preset=preset)
     state = game.new_initial_state()
     rng = random.Random(seed)

@@ -59,10 +59,11 @@ class GameSpec:
                 known = ", ".join(sorted(values)) or "none"
                 raise KeyError(f"game {self.game_id!r} has no parameter {name!r} (known: {known})")
             default = values[name]
-            # Values arriving from JSON or protobuf Struct are floats; keep the default's type.
-            if isinstance(default, bool):
-                value = bool(value)
-            elif isinstance(default, int) and isinstance(value, float) and value.is_integer():
+            if isinstance(default, bool) and not isinstance(value, bool):
+                raise ValueError(f"parameter {name!r} of {self.game_id!r} is true or false, not {value!r}")
+            # Numbers arriving through JSON or a protobuf Struct are floats; keep the default's type.
+            if isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float) \
+                    and value.is_integer():
                 value = int(value)
             values[name] = value
         return values
