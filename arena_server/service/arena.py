@@ -14,10 +14,10 @@ from arena.v1 import arena_service_pb2 as pb
 from arena.v1 import arena_service_pb2_grpc, match_pb2
 
 from .. import auth, convert
-from ..ratings import trueskill_leaderboard
+from ..ratings import BTOptions, EloOptions, Leaderboard, LeaderboardQuery, compute_leaderboard
 from ..referee import Rules
 from ..store import Store
-from ..tournaments import TournamentConfig, TournamentRunner, round_robin
+from ..tournaments import TournamentConfig, TournamentRunner
 
 if TYPE_CHECKING:
     from ..coordinator import Coordinator
@@ -119,7 +119,7 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         row = self.store.get_tournament(tournament_id)
         config = TournamentConfig.from_dict(json.loads(row["config"]))
         counts = self.store.tournament_counts(tournament_id)
-        total = len(round_robin(config.agents, config.players_per_match, config.games_per_pairing))
+        total = len(config.seatings())
         t = pb.Tournament(
             tournament_id=tournament_id, name=config.name, game_id=config.game_id,
             parameters=convert.to_struct(config.parameters), agents=config.agents,
@@ -167,13 +167,71 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
     # ---- leaderboards ----------------------------------------------------------------------------------------
     async def GetLeaderboard(self, request, context):
         await auth.require(self.store, context, "spectate")
-        if request.game_id and request.game_id not in arena_engines.game_ids():
+        if request.bradley_terry.resamples > MAX_RESAMPLES or request.trueskill.orders > MAX_ORDERS:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"at most {MAX_RESAMPLES} resamples and {MAX_ORDERS} random orders")
+        try:
+            query = leaderboard_query(request).resolved()
+        except (KeyError, ValueError) as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e.args[0]))
+        # The exact GameBench replication runs the authors' whole call chain (every game, then all
+        # matches), so it reads every game of the selection; other methods read the game alone.
+        by_game = request.game_id if query.preset != "gamebench_code" else ""
+        matches = list(self.store.finished_matches(game_id=by_game, tournament_id=request.tournament_id))
+        # Imported logs (federation, published data sets) may hold games this server cannot run.
+        if (request.game_id and request.game_id not in arena_engines.game_ids()
+                and not any(m.game_id == request.game_id for m in matches)):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"unknown game {request.game_id!r}")
-        matches = list(self.store.finished_matches(game_id=request.game_id, tournament_id=request.tournament_id))
-        rows = trueskill_leaderboard(matches)
-        return pb.GetLeaderboardResponse(
-            method=pb.RATING_METHOD_TRUESKILL, matches_counted=len(matches),
-            entries=[pb.LeaderboardEntry(rank=r.rank, agent_name=r.agent_name, rating=r.rating, lower=r.lower,
-                                         upper=r.upper, matches=r.matches, wins=r.wins, draws=r.draws,
-                                         losses=r.losses) for r in rows],
-        )
+        try:
+            # Fits and bootstraps take CPU time: keep them off the event loop.
+            board = await asyncio.to_thread(compute_leaderboard, matches, query)
+        except LookupError as e:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e.args[0]))
+        except ValueError as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e.args[0]))
+        return leaderboard_response(board)
+
+
+#: Limits on the work one leaderboard request may ask for.
+MAX_RESAMPLES, MAX_ORDERS = 100_000, 1_000
+
+RATING_METHODS = {
+    "trueskill": pb.RATING_METHOD_TRUESKILL, "bradley_terry": pb.RATING_METHOD_BRADLEY_TERRY,
+    "elo": pb.RATING_METHOD_ELO, "nra": pb.RATING_METHOD_NRA, "suite_score": pb.RATING_METHOD_SUITE_SCORE,
+}
+METHOD_NAMES = {v: k for k, v in RATING_METHODS.items()}
+
+
+def leaderboard_response(board: Leaderboard) -> pb.GetLeaderboardResponse:
+    return pb.GetLeaderboardResponse(
+        method=RATING_METHODS[board.method], matches_counted=board.matches_counted,
+        description=board.description, games=board.games, confidence_level=board.level,
+        resamples=board.resamples, preset=board.preset,
+        entries=[pb.LeaderboardEntry(rank=r.rank, agent_name=r.agent_name, rating=r.rating, lower=r.lower,
+                                     upper=r.upper, matches=r.matches, wins=r.wins, draws=r.draws,
+                                     losses=r.losses, details=r.extra) for r in board.rows],
+    )
+
+
+def leaderboard_query(request: pb.GetLeaderboardRequest) -> LeaderboardQuery:
+    """The ratings query a GetLeaderboardRequest asks for (proto defaults → the methods' defaults)."""
+    bt, ts, elo, nra = request.bradley_terry, request.trueskill, request.elo, request.nra
+    return LeaderboardQuery(
+        method=METHOD_NAMES.get(request.method, ""), game_id=request.game_id, suite=request.suite,
+        agents=list(request.agents) or None,
+        weighting={pb.MATCH_WEIGHTING_PER_MATCH: "match"}.get(request.weighting, "game"),
+        ties={pb.TIE_POLICY_DROP: "drop", pb.TIE_POLICY_HALF: "half"}.get(request.ties),
+        scoring={pb.OUTCOME_SCORING_RETURN_SHARE: "share"}.get(request.scoring, "rank"),
+        preset=request.preset,
+        bt=BTOptions(
+            resamples=bt.resamples or 1000, level=bt.confidence_level or 0.90, seed=bt.seed,
+            anchor=bt.anchor_agent or None, anchor_rating=bt.anchor_rating, scale=bt.scale or 1.0,
+            alpha=bt.regularization if bt.HasField("regularization") else 0.001,
+            point="mean" if bt.point == pb.BRADLEY_TERRY_POINT_BOOTSTRAP_MEAN else "mle",
+        ),
+        trueskill_orders=ts.orders, trueskill_seed=ts.seed,
+        elo=EloOptions(k_factor=elo.k_factor or 32.0,
+                       initial=elo.initial_rating if elo.HasField("initial_rating") else 1500.0),
+        nra_opponent=nra.opponent,
+        nra_variant="abs_sum" if nra.variant == pb.NRA_VARIANT_ABSOLUTE_OF_SUM else "sum_abs",
+    )
