@@ -61,5 +61,6 @@ cdef class State:
     cdef void c_resample_hidden(self, int player, Rng* rng) noexcept
     # A deep copy.
     cdef State c_clone(self)
+    cdef bint _is_chance_outcome(self, int action)
     # Copies the base-class fields into a freshly allocated clone.
     cdef void _copy_base_into(self, State other)

@@ -112,6 +112,18 @@ cdef class State:
                 return True
         return False
 
+    cdef bint _is_chance_outcome(self, int action):
+        # Checked in C: building the Python list of outcomes dominated the step cost of games
+        # with many chance outcomes.
+        cdef int actions[MAX_ACTIONS]
+        cdef double probs[MAX_ACTIONS]
+        cdef int n = self.c_chance_outcomes(actions, probs)
+        cdef int i
+        for i in range(n):
+            if actions[i] == action:
+                return True
+        return False
+
     def chance_outcomes(self) -> list:
         """[(action, probability)] at a chance node; empty elsewhere."""
         cdef int actions[MAX_ACTIONS]
@@ -129,7 +141,7 @@ cdef class State:
         if p == TERMINAL_PLAYER:
             raise IllegalActionError("the game is over")
         if p == CHANCE_PLAYER:
-            if action not in [a for a, _ in self.chance_outcomes()]:
+            if not self._is_chance_outcome(action):
                 raise IllegalActionError(f"{action} is not a chance outcome here")
         elif not self.is_legal(p, action):
             raise IllegalActionError(f"action {action} is not legal for seat {p}")
