@@ -25,7 +25,27 @@ def _add_random(subparsers, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(make_agent=lambda args: RandomAgent(args.seed))
 
 
-AGENT_KINDS = [_add_random]
+def _add_mcts(subparsers, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "mcts", parents=[common], help="MCTS over the local game engines (needs arena_engines)",
+        description="Search every decision with MCTS (UCT, random rollouts, as OpenSpiel's MCTSBot) over the "
+                    "arena's own game engines, rebuilt from each observation; needs arena_engines installed.")
+    parser.add_argument("--simulations", type=int, default=1000, help="simulations per decision (default %(default)s)")
+    parser.add_argument("--uct-c", type=float, default=2.0, help="UCT exploration constant (default %(default)g)")
+    parser.add_argument("--seed", type=int, help="random seed")
+    parser.set_defaults(make_agent=_make_mcts)
+
+
+def _make_mcts(args: argparse.Namespace):
+    from .agents.mcts_agent import MCTSAgent
+
+    try:
+        return MCTSAgent(args.simulations, args.uct_c, args.seed)
+    except (RuntimeError, ValueError) as e:
+        raise SystemExit(f"arena-agent: {e}") from None
+
+
+AGENT_KINDS = [_add_random, _add_mcts]
 
 
 def _session_options() -> argparse.ArgumentParser:
