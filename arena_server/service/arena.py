@@ -17,6 +17,7 @@ from .. import auth, convert
 from ..ratings import BTOptions, EloOptions, Leaderboard, LeaderboardQuery, compute_leaderboard
 from ..referee import Rules
 from ..store import Store
+from ..suites import SUITES
 from ..tournaments import TournamentConfig, TournamentRunner
 
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from ..lobby import Lobby
 
 SCOPE_NAMES = {pb.SCOPE_PLAY: "play", pb.SCOPE_SPECTATE: "spectate", pb.SCOPE_ADMIN: "admin"}
+FORMATS = {"round_robin": pb.TOURNAMENT_FORMAT_ROUND_ROBIN, "gauntlet": pb.TOURNAMENT_FORMAT_GAUNTLET}
+FORMAT_NAMES = {v: k for k, v in FORMATS.items()} | {pb.TOURNAMENT_FORMAT_UNSPECIFIED: "round_robin"}
 TOURNAMENT_STATUS = {
     "running": pb.TOURNAMENT_STATUS_RUNNING, "finished": pb.TOURNAMENT_STATUS_FINISHED,
     "failed": pb.TOURNAMENT_STATUS_FAILED,
@@ -84,23 +87,59 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
             per_decision=t.time_control.per_decision.ToNanoseconds() / 1e9 or self.coordinator.default_rules.per_decision,
             max_retries=policy.max_retries,
             on_failure=convert.FAILURE_ACTION_NAMES.get(policy.on_failure, "random_legal"),
-            max_replays=policy.max_replays,
+            max_replays=policy.max_replays, auto_play_forced=t.auto_play_forced,
         )
+        if t.format not in FORMAT_NAMES:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown tournament format {t.format}")
         config = TournamentConfig(
             name=t.name or "tournament", game_id=t.game_id, agents=list(t.agents),
             parameters=convert.from_struct(t.parameters), preset=request.preset or None,
             games_per_pairing=t.games_per_pairing or 1, players_per_match=t.players_per_match, rules=rules,
-            seed=t.seed,
+            seed=t.seed, format=FORMAT_NAMES[t.format],
         )
         try:
             config.validate()
         except (KeyError, ValueError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e.args[0]))
-        unknown = [a for a in config.agents if self.store.get_agent(a) is None]
-        if unknown:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"unknown agents: {', '.join(unknown)}")
+        await self._check_agents(config.agents, context)
         tournament_id = self.start_tournament(config)
         return pb.CreateTournamentResponse(tournament=self._tournament(tournament_id))
+
+    async def _check_agents(self, names: list[str], context) -> None:
+        unknown = [a for a in names if self.store.get_agent(a) is None]
+        if unknown:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"unknown agents: {', '.join(unknown)}")
+
+    # ---- suites ---------------------------------------------------------------------------------------
+    async def ListSuites(self, request, context):
+        await auth.require(self.store, context, "spectate")
+        suites = []
+        for name in sorted(SUITES):
+            suite = SUITES[name]
+            message = pb.Suite(
+                name=suite.name, description=suite.description, matches_per_pairing=suite.matches_per_pairing,
+                failure_policy=_failure_policy(suite.rules), missing_games=suite.missing_games(),
+                games=[pb.SuiteGame(game_id=g.game_id, preset=g.preset or "", opponents=g.opponents,
+                                    scoring=g.scoring) for g in suite.games],
+            )
+            message.time_control.per_decision.FromNanoseconds(int(suite.rules.per_decision * 1e9))
+            suites.append(message)
+        return pb.ListSuitesResponse(suites=suites)
+
+    async def RunSuite(self, request, context):
+        await auth.require(self.store, context, "admin")
+        suite = SUITES.get(request.suite)
+        if suite is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND,
+                                f"no suite {request.suite!r} (known: {', '.join(sorted(SUITES))})")
+        try:
+            configs = suite.tournaments(request.agent_name, matches_per_pairing=request.matches_per_pairing or None,
+                                        seed=request.seed)
+        except (KeyError, ValueError) as e:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION
+                                if suite.missing_games() else grpc.StatusCode.INVALID_ARGUMENT, str(e.args[0]))
+        await self._check_agents(sorted({a for c in configs for a in c.agents}), context)
+        return pb.RunSuiteResponse(tournaments=[self._tournament(self.start_tournament(c)) for c in configs])
 
     def start_tournament(self, config: TournamentConfig) -> str:
         tournament_id = "t_" + secrets.token_hex(6)
@@ -123,13 +162,12 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         t = pb.Tournament(
             tournament_id=tournament_id, name=config.name, game_id=config.game_id,
             parameters=convert.to_struct(config.parameters), agents=config.agents,
-            format=pb.TOURNAMENT_FORMAT_ROUND_ROBIN, games_per_pairing=config.games_per_pairing,
+            format=FORMATS[config.format], games_per_pairing=config.games_per_pairing,
             players_per_match=config.players_per_match, status=TOURNAMENT_STATUS[row["status"]],
             matches_total=total, matches_finished=counts.get("finished", 0), matches_void=counts.get("void", 0),
             error=row["error"], created_at=convert.timestamp(row["created_at"]), seed=config.seed,
-            failure_policy=match_pb2.FailurePolicy(
-                max_retries=config.rules.max_retries, on_failure=convert.FAILURE_ACTIONS[config.rules.on_failure],
-                max_replays=config.rules.max_replays),
+            failure_policy=_failure_policy(config.rules), suite=config.suite,
+            auto_play_forced=config.rules.auto_play_forced,
         )
         t.time_control.per_decision.FromNanoseconds(int(config.rules.per_decision * 1e9))
         return t
@@ -235,3 +273,8 @@ def leaderboard_query(request: pb.GetLeaderboardRequest) -> LeaderboardQuery:
         nra_opponent=nra.opponent,
         nra_variant="abs_sum" if nra.variant == pb.NRA_VARIANT_ABSOLUTE_OF_SUM else "sum_abs",
     )
+
+
+def _failure_policy(rules: Rules) -> match_pb2.FailurePolicy:
+    return match_pb2.FailurePolicy(max_retries=rules.max_retries, on_failure=convert.FAILURE_ACTIONS[rules.on_failure],
+                                   max_replays=rules.max_replays)

@@ -1,0 +1,10 @@
+"""Suites: presets that reproduce one paper's evaluation protocol. A suite is data — games with
+their parameters, opponents, match counts, seat rotation and failure policy — turned into
+ordinary tournaments for the agent under evaluation."""
+
+from .base import Suite, SuiteGame
+from .gtbench import GTBENCH
+
+SUITES: dict[str, Suite] = {s.name: s for s in (GTBENCH,)}
+
+__all__ = ["SUITES", "Suite", "SuiteGame"]
