@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     run = t_sub.add_parser("run", help="create a round-robin tournament, follow it, print its leaderboard")
     _add_client_args(run)
     run.add_argument("--game", required=True)
-    run.add_argument("--agents", required=True, help="comma-separated agent names (house agents: random, mcts, tit_for_tat, always_defect, bid_half_value, bid_value)")
+    run.add_argument("--agents", required=True, help="comma-separated agent names (house agents: random, mcts, "
+                     "tit_for_tat, always_defect, bid_half_value, bid_value)")
     run.add_argument("--preset", default="")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="game parameter override")
     run.add_argument("--games-per-pairing", type=int, default=1, help="matches per group in each seat rotation")
