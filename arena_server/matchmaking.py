@@ -39,8 +39,11 @@ class Matchmaker:
 
     def pair_all(self) -> int:
         started = 0
-        offers = {(g, p) for s in self.lobby.sessions.values() if s.alive and s.join_ladder for g, p in s.games.items()}
-        for game_id, preset in sorted(offers, key=lambda o: (o[0], o[1] or "")):
+        offers = sorted({(g, p) for s in self.lobby.sessions.values() if s.alive and s.join_ladder
+                         for g, p in s.games.items()}, key=lambda o: (o[0], o[1] or ""))
+        # A fresh order each pass, so an agent offering several games is not always given the first.
+        self._rng.shuffle(offers)
+        for game_id, preset in offers:
             while self._pair_one(game_id, preset):
                 started += 1
         return started
