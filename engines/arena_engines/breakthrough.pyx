@@ -56,6 +56,7 @@ import re
 
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -111,14 +112,6 @@ DIR_COL[:] = [-1, 0, 1, -1, 0, 1]
 # Two squares joined by "->" or "-" (spaces allowed around it) or written together: "a7->a6", "a7 - a6",
 # "a7a6"; an optional "*". Two squares separated only by a space ("b6 c5") are prose, not a move.
 _MOVE = re.compile(r"(?<![a-z0-9])([a-z])(\d+)(?:\s*(?:->|-)\s*)?([a-z])(\d+)(?!\d)\s*(\*)?", re.IGNORECASE)
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
 
 
 def _color(int player) -> str:
@@ -233,7 +226,7 @@ cdef class BreakthroughState(State):
 
     def parse_action(self, int player, str text) -> int:
         _color(player)
-        match = _last_match(_MOVE, text)
+        match = last_match(_MOVE, text)
         if match is None:
             raise ActionParseError(f"could not read a move from {text!r}. {self._answer_help()}")
         r1, c1 = self._parse_square(match.group(1), match.group(2))

@@ -37,6 +37,7 @@ import re
 
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import last_match
 from arena_engines.spec import GameSpec, Preset
 
 cdef enum:
@@ -76,15 +77,6 @@ DIRECTIONS[:] = [[0, 1], [1, 0], [1, 1], [1, -1]]
 
 _CANONICAL = re.compile(r"\b([XO])\s*:\s*(\d+)", re.IGNORECASE)
 _GTBENCH = re.compile(r"<\s*C\s*(\d+)\s*>|\bcolumn\D{0,3}?(\d+)", re.IGNORECASE)
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None. (No negative indexing: this module is
-    compiled with wraparound off.)"""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
 
 
 def _mark(int player) -> str:
@@ -177,7 +169,7 @@ cdef class ConnectFourState(State):
         if match:
             column = int(match.group(2))
         else:
-            match = _last_match(_GTBENCH, text)
+            match = last_match(_GTBENCH, text)
             if match is None:
                 raise ActionParseError(f"could not read a column from {text!r}. {self._answer_help(player)}")
             column = int(match.group(1) or match.group(2))

@@ -48,6 +48,7 @@ from fractions import Fraction
 
 from arena_engines.core cimport MAX_ACTIONS, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -354,10 +355,6 @@ cdef class GuessState(State):
         return s
 
     # ---- helpers for the views ----------------------------------------------------------------
-    def _check_seat(self, int player):
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"this game has seats 0-{self.num_players - 1}, not {player}")
-
     def ratio_text(self) -> str:
         """R as a reduced fraction, e.g. "2/3" ("1" for 1/1)."""
         ratio = Fraction(self.ratio_num, self.ratio_den)
@@ -435,7 +432,7 @@ cdef class GuessState(State):
                 "max_length": 200, "forbidden_words": []}
 
     def observation_string(self, int player) -> str:
-        self._check_seat(player)
+        check_seat("guess 2/3 of the average", player, self.num_players)
         ratio = self.ratio_text()
         lines = [
             f"Guess {ratio} of the average: {self.num_players} players, {self.rounds} rounds. Each round "
@@ -455,7 +452,7 @@ cdef class GuessState(State):
         return "\n".join(lines)
 
     def observation_dict(self, int player) -> dict:
-        self._check_seat(player)
+        check_seat("guess 2/3 of the average", player, self.num_players)
         finished = self.round_index >= self.rounds
         return {
             "round": None if finished else self.round_index + 1,
@@ -548,7 +545,7 @@ cdef GuessState _state_from_view(game, int player, dict view):
     cdef Rng rng
     cdef int r
     past_rounds = view["past_rounds"]
-    s._check_seat(player)
+    check_seat("guess 2/3 of the average", player, s.num_players)
     if len(past_rounds) > s.rounds:
         raise ValueError(f"the view has {len(past_rounds)} past rounds; the game has {s.rounds}")
     for r, past in enumerate(past_rounds):

@@ -61,6 +61,7 @@ import re
 
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, State
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -136,14 +137,6 @@ SPEC = GameSpec(
 _TAG = re.compile(r"<\s*(silent|testify|cooperate|defect)\s*>", re.IGNORECASE)
 _GTBENCH_WORD = re.compile(r"\b(silent|testify)\b", re.IGNORECASE)
 _CHOICE = {"cooperate": COOPERATE, "silent": COOPERATE, "defect": DEFECT, "testify": DEFECT}
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
 
 
 def _number(value) -> bool:
@@ -244,10 +237,6 @@ cdef class PrisonersDilemmaState(State):
         return s
 
     # ---- helpers for the views ----------------------------------------------------------------
-    def _check_seat(self, int player):
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"this game has seats 0-{self.num_players - 1}, not {player}")
-
     def _labels(self) -> tuple:
         return LABELS[self.game.parameters["action_labels"]]
 
@@ -297,7 +286,7 @@ cdef class PrisonersDilemmaState(State):
         return self._labels()[action]
 
     def parse_action(self, int player, str text) -> int:
-        tag = _last_match(_TAG, text)
+        tag = last_match(_TAG, text)
         if tag is not None:
             return _CHOICE[tag.group(1).lower()]
         lowered = text.lower()
@@ -313,7 +302,7 @@ cdef class PrisonersDilemmaState(State):
                                f"{cooperate} or {defect}.")
 
     def observation_string(self, int player) -> str:
-        self._check_seat(player)
+        check_seat("iterated prisoner's dilemma", player, self.num_players)
         cooperate, defect = self._labels()
         lines = [
             f"Iterated prisoner's dilemma with {self.num_players} players. Every round each player chooses "
@@ -342,7 +331,7 @@ cdef class PrisonersDilemmaState(State):
         return "\n".join(lines)
 
     def observation_dict(self, int player) -> dict:
-        self._check_seat(player)
+        check_seat("iterated prisoner's dilemma", player, self.num_players)
         phase = self._phase()
         return {
             "seat": player,

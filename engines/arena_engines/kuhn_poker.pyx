@@ -41,6 +41,7 @@ import re
 
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -82,19 +83,6 @@ ACTION_NAMES = ("Pass", "Bet")
 _TAG = re.compile(r"<\s*(pass|bet)\s*>", re.IGNORECASE)
 _WORD = re.compile(r"\b(pass|check|fold|bet|call)\b", re.IGNORECASE)
 _WORD_ACTION = {"pass": PASS, "check": PASS, "fold": PASS, "bet": BET, "call": BET}
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
-
-
-def _check_seat(int player):
-    if player != 0 and player != 1:
-        raise ValueError(f"kuhn poker has seats 0 and 1, not {player}")
 
 
 cdef class KuhnPokerState(State):
@@ -232,7 +220,7 @@ cdef class KuhnPokerState(State):
         return f"<{ACTION_NAMES[action]}>"
 
     def parse_action(self, int player, str text) -> int:
-        tag = _last_match(_TAG, text)
+        tag = last_match(_TAG, text)
         if tag is not None:
             return PASS if tag.group(1).lower() == "pass" else BET
         named = {_WORD_ACTION[word.lower()] for word in _WORD.findall(text)}
@@ -248,7 +236,7 @@ cdef class KuhnPokerState(State):
         return f"<Bet> to bet {self._chips(self.bet_size)} or <Pass> to check"
 
     def observation_string(self, int player) -> str:
-        _check_seat(player)
+        check_seat("kuhn poker", player)
         lines = [
             f"Kuhn poker. Three cards, J < Q < K; each player antes {self._chips(self.ante)} and gets one "
             f"card, the third stays face down. Seat 0 acts first. <Bet> adds {self._chips(self.bet_size)} "
@@ -280,7 +268,7 @@ cdef class KuhnPokerState(State):
         return "\n".join(lines)
 
     def observation_dict(self, int player) -> dict:
-        _check_seat(player)
+        check_seat("kuhn poker", player)
         to_play = self.c_current_player()
         shown = self._cards_shown()
         return {
@@ -359,7 +347,7 @@ class Game:
     def state_from_view(self, int player, dict view) -> KuhnPokerState:
         """A state consistent with `view` (seat `player`'s observation_dict). A hidden opponent card
         is filled with the lowest card that is not the player's own."""
-        _check_seat(player)
+        check_seat("kuhn poker", player)
         state = self.new_initial_state()
         own = CARD_NAMES.index(view["card"]) if view["card"] else -1
         shown = CARD_NAMES.index(view["opponent_card"]) if view["opponent_card"] else -1

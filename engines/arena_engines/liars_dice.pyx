@@ -45,6 +45,7 @@ import re
 
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -82,19 +83,6 @@ _BID = r"(\d+)\s*dices?\s*,\s*(\d+)\s*values?"
 _TAG = re.compile(r"<\s*(?:" + _BID + r"|(liar))\s*>", re.IGNORECASE)
 _BARE = re.compile(r"\b" + _BID + r"\b|\b(liar)\b", re.IGNORECASE)
 _OPENSPIEL = re.compile(r"(\d+)\s*-\s*(\d+)")
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
-
-
-def _check_seat(int player):
-    if player != 0 and player != 1:
-        raise ValueError(f"liar's dice has seats 0 and 1, not {player}")
 
 
 def _checked_int(dict values, str name, int low, int high) -> int:
@@ -261,7 +249,7 @@ cdef class LiarsDiceState(State):
         return f"<{quantity} {'dice' if quantity == 1 else 'dices'}, {face} value>"
 
     def parse_action(self, int player, str text) -> int:
-        match = _last_match(_TAG, text) or _last_match(_BARE, text)
+        match = last_match(_TAG, text) or last_match(_BARE, text)
         if match is not None:
             if match.group(3):
                 return self.liar
@@ -283,7 +271,7 @@ cdef class LiarsDiceState(State):
                 f"to challenge the last bid.")
 
     def observation_string(self, int player) -> str:
-        _check_seat(player)
+        check_seat("liar's dice", player)
         lines = [
             f"Liar's dice. Each of the 2 players rolls {self.dice_per_player} "
             f"{'die' if self.dice_per_player == 1 else 'dice'} with faces 1-{self.faces} and sees only "
@@ -319,7 +307,7 @@ cdef class LiarsDiceState(State):
         return "\n".join(lines)
 
     def observation_dict(self, int player) -> dict:
-        _check_seat(player)
+        check_seat("liar's dice", player)
         to_play = self.c_current_player()
         bids = []
         for i in range(self.num_moves):
@@ -391,7 +379,7 @@ class Game:
     def state_from_view(self, int player, dict view) -> LiarsDiceState:
         """A state consistent with `view` (seat `player`'s observation_dict). Hidden opponent dice
         are filled with 1s."""
-        _check_seat(player)
+        check_seat("liar's dice", player)
         state = self.new_initial_state()
         per_seat = self.parameters["dice_per_player"]
         dice = view["all_dice"]

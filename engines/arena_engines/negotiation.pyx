@@ -87,6 +87,7 @@ import re
 
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below, rng_uniform
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -266,19 +267,6 @@ def _count_pattern(names) -> object:
     items = "|".join(re.escape(form) for name in names for form in sorted({name, _singular(name)}, key=len,
                                                                         reverse=True))
     return re.compile(rf"\b(\d{{1,9}}|{words})\s+({items})\b", re.IGNORECASE)
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
-
-
-def _check_seat(int player):
-    if player != 0 and player != 1:
-        raise ValueError(f"negotiation has seats 0 and 1, not {player}")
 
 
 cdef class NegotiationState(State):
@@ -706,14 +694,14 @@ cdef class NegotiationState(State):
 
     def parse_action(self, int player, str text) -> int:
         if self._phase() == "utterance":
-            triple = _last_match(_TRIPLE, text)
+            triple = last_match(_TRIPLE, text)
             if triple is None:
                 raise ActionParseError(f"could not read an utterance from {text!r}. {self._answer_help()}")
             symbols = [int(triple.group(i)) for i in (1, 2, 3)]
             if max(symbols) >= NUM_SYMBOLS:
                 raise ActionParseError(f"utterance symbols are 0-4, not {symbols}. {self._answer_help()}")
             return UTTERANCE_BASE + (symbols[0] * NUM_SYMBOLS + symbols[1]) * NUM_SYMBOLS + symbols[2]
-        plan = _last_match(_PLAN_LINE, text)
+        plan = last_match(_PLAN_LINE, text)
         if plan is not None:
             line = plan.group(1)
             counts = self._item_counts(line)
@@ -721,7 +709,7 @@ cdef class NegotiationState(State):
                 return self._proposal_id(counts)
             if _AGREE.search(line):
                 return AGREE
-        triple = _last_match(_TRIPLE, text)
+        triple = last_match(_TRIPLE, text)
         if triple is not None:
             return self._proposal_id([int(triple.group(i)) for i in (1, 2, 3)])
         counts = self._item_counts(text)
@@ -771,7 +759,7 @@ cdef class NegotiationState(State):
         return {"description": description, "max_length": 4000, "forbidden_words": []}
 
     def observation_string(self, int player) -> str:
-        _check_seat(player)
+        check_seat("negotiation", player)
         lines = [self._rules_text(), f"You are player {player} (player_{player})."]
         if self._pool_known():
             lines.append(f"Item pool: {self._items_text([self.pool[i] for i in range(NUM_ITEMS)])}.")
@@ -788,7 +776,7 @@ cdef class NegotiationState(State):
         return "\n".join(lines)
 
     def observation_dict(self, int player) -> dict:
-        _check_seat(player)
+        check_seat("negotiation", player)
         phase = self._phase()
         to_play = self.c_current_player()
         latest = None
@@ -892,7 +880,7 @@ class Game:
         """A state consistent with `view` (seat `player`'s observation_dict). A hidden turn limit is
         set to max_turns (or to the turns played, once the game ended at it); the other player's
         values are a fixed vector its values could be."""
-        _check_seat(player)
+        check_seat("negotiation", player)
         state = self.new_initial_state()
         if view["pool"] is None:
             return state

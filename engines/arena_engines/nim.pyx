@@ -38,6 +38,7 @@ import re
 
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -70,19 +71,6 @@ SPEC = GameSpec(
 )
 
 _MOVE = re.compile(r"pile\s*:?\s*(\d+)\s*[,;]?\s*take\s*:?\s*(\d+)", re.IGNORECASE)
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
-
-
-def _check_seat(int player):
-    if player != 0 and player != 1:
-        raise ValueError(f"nim has seats 0 and 1, not {player}")
 
 
 def _ordinal(int n) -> str:
@@ -167,8 +155,8 @@ cdef class NimState(State):
         return f"pile:{action % self.num_piles + 1}, take:{action // self.num_piles + 1}"
 
     def parse_action(self, int player, str text) -> int:
-        _check_seat(player)
-        match = _last_match(_MOVE, text)
+        check_seat("nim", player)
+        match = last_match(_MOVE, text)
         if match is None:
             raise ActionParseError(f"could not read a move from {text!r}. {self._answer_help()}")
         pile, take = int(match.group(1)), int(match.group(2))
@@ -191,7 +179,7 @@ cdef class NimState(State):
         return [self.action_to_string(s, a) for s, a in self._history if s == seat]
 
     def observation_string(self, int player) -> str:
-        _check_seat(player)
+        check_seat("nim", player)
         rule = "whoever takes the last match loses" if self.misere else "whoever takes the last match wins"
         lines = [f"Nim with {self.num_piles} pile{'s' if self.num_piles > 1 else ''}. On your turn take one or more matches from a single pile; "
                  f"{rule}. {'You move' if player == 0 else 'Your opponent moves'} first.",
@@ -216,7 +204,7 @@ cdef class NimState(State):
         return f"{took}, so {'you win' if self.winner == player else 'you lose'}"
 
     def observation_dict(self, int player) -> dict:
-        _check_seat(player)
+        check_seat("nim", player)
         to_play = self.c_current_player()
         return {
             "piles": self._pile_sizes(),

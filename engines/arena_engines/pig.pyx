@@ -46,6 +46,7 @@ import re
 
 from arena_engines.core cimport CHANCE_PLAYER, State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -88,19 +89,6 @@ SPEC = GameSpec(
 ACTION_TEXTS = ("roll", "stop")
 
 _TAG = re.compile(r"<\s*(roll|stop)\s*>", re.IGNORECASE)
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
-
-
-def _check_seat(int player):
-    if player != 0 and player != 1:
-        raise ValueError(f"pig has seats 0 and 1, not {player}")
 
 
 def _points(int n) -> str:
@@ -199,14 +187,14 @@ cdef class PigState(State):
             if not 0 <= action < self.sides:
                 raise ValueError(f"die outcomes are 0-{self.sides - 1}, not {action}")
             return f"rolled {action + 1}"
-        _check_seat(player)
+        check_seat("pig", player)
         if action != ROLL and action != STOP:
             raise ValueError(f"pig actions are 0 (roll) and 1 (stop), not {action}")
         return ACTION_TEXTS[action]
 
     def parse_action(self, int player, str text) -> int:
-        _check_seat(player)
-        tag = _last_match(_TAG, text)
+        check_seat("pig", player)
+        tag = last_match(_TAG, text)
         if tag is not None:
             return ACTION_TEXTS.index(tag.group(1).lower())
         for line in reversed(text.lower().splitlines()):
@@ -230,7 +218,7 @@ cdef class PigState(State):
         return faces
 
     def observation_string(self, int player) -> str:
-        _check_seat(player)
+        check_seat("pig", player)
         opponent = 1 - player
         lines = [f"Pig: the first to reach {self.target} points wins. On your turn, roll a {self.sides}-sided die "
                  "as often as you like, adding each roll to your turn total; rolling a 1 loses the turn total "
@@ -271,7 +259,7 @@ cdef class PigState(State):
         return "you win" if winner == player else "your opponent wins"
 
     def observation_dict(self, int player) -> dict:
-        _check_seat(player)
+        check_seat("pig", player)
         to_play = self.c_current_player()
         return {
             "target": self.target,

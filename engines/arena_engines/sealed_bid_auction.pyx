@@ -91,6 +91,7 @@ from decimal import Decimal, InvalidOperation
 
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameSpec, Parameter, Preset
 
 cdef enum:
@@ -185,14 +186,6 @@ _BID_LINE = re.compile(r"\bplayer_\d+\s*:\s*\$?\s*(-?\d+(?:\.\d*)?)", re.IGNOREC
 _TAG = re.compile(r"<\s*\$?\s*(-?\d+(?:\.\d*)?)\s*>")
 _DOLLARS = re.compile(r"\$\s*(-?\d+(?:\.\d+)?)")
 _BARE = re.compile(r"\$?\s*(-?(?:\d+(?:\.\d*)?|\.\d+))")
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None (no negative indexing: wraparound is off)."""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
 
 
 def _checked_int(dict values, str name, int low, int high) -> int:
@@ -535,10 +528,6 @@ cdef class AuctionState(State):
         return s
 
     # ---- helpers for the views and for Game.state_from_view -----------------------------------
-    def _check_seat(self, int player):
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"this auction has seats 0-{self.num_players - 1}, not {player}")
-
     def plausible_round(self, int player, int own_value, int own_bid, int top, int price, int num_top,
                         bint won, seed=0) -> tuple:
         """(values, bids, winner) of a round consistent with what `player` saw of it; see
@@ -668,7 +657,7 @@ cdef class AuctionState(State):
             if isinstance(data, dict) and "bid" in data:
                 return data["bid"]
         for pattern, last in ((_BID_FIELD, False), (_BID_LINE, False), (_TAG, True), (_DOLLARS, True)):
-            match = _last_match(pattern, text) if last else pattern.search(text)
+            match = last_match(pattern, text) if last else pattern.search(text)
             if match is not None:
                 return match.group(1)
         match = _BARE.fullmatch(text.strip())
@@ -715,7 +704,7 @@ cdef class AuctionState(State):
                 "max_length": 4000, "forbidden_words": []}
 
     def observation_string(self, int player) -> str:
-        self._check_seat(player)
+        check_seat("sealed-bid auction", player, self.num_players)
         lines = [self._rules_text(), f"You are bidder {player} (player_{player})."]
         total = 0.0
         for r in range(self.round_index):
@@ -746,7 +735,7 @@ cdef class AuctionState(State):
 
     def observation_dict(self, int player) -> dict:
         """Amounts are integers in money units (cents when "decimals" is 2), as the action ids."""
-        self._check_seat(player)
+        check_seat("sealed-bid auction", player, self.num_players)
         phase = self._phase()
         r = self.round_index
         past = []
@@ -849,7 +838,7 @@ class Game:
         valuations and bids that reproduce the player's observations (`plausible_round`); the
         current round's other valuations are drawn as chance would."""
         state = self.new_initial_state()
-        state._check_seat(player)
+        check_seat("sealed-bid auction", player, state.num_players)
         for past in view["past_rounds"]:
             values, bids, winner = state.plausible_round(
                 player, past["my_valuation"], past["my_bid"], past["winning_bid"], past["price"],

@@ -41,6 +41,7 @@ import re
 
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
+from arena_engines.parsing import last_match
 from arena_engines.spec import GameSpec, Preset
 
 SPEC = GameSpec(
@@ -75,15 +76,6 @@ LINES[:] = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0
 _CANONICAL = re.compile(r"\b([XO])\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)", re.IGNORECASE)
 _GTBENCH = re.compile(r"\bC\s*(\d+)\s*R\s*(\d+)", re.IGNORECASE)
 _PAIR = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
-
-
-def _last_match(pattern, str text):
-    """The last match of `pattern` in `text`, or None. (No negative indexing: this module is
-    compiled with wraparound off.)"""
-    found = None
-    for found in pattern.finditer(text):
-        pass
-    return found
 
 
 def _mark(int player) -> str:
@@ -163,7 +155,7 @@ cdef class TicTacToeState(State):
         if match:
             row, col = int(match.group(2)), int(match.group(3))
         else:
-            tag = _last_match(_GTBENCH, text)
+            tag = last_match(_GTBENCH, text)
             if tag is not None:
                 col, row = int(tag.group(1)), int(tag.group(2))
             else:
