@@ -13,6 +13,8 @@ import os
 import sys
 from collections import Counter
 
+import grpc
+
 from .agent import ResultView
 from .agents import RandomAgent
 from .session import Session, SessionError
@@ -45,7 +47,94 @@ def _make_mcts(args: argparse.Namespace):
         raise SystemExit(f"arena-agent: {e}") from None
 
 
-AGENT_KINDS = [_add_random, _add_mcts]
+def _add_human(subparsers, common: argparse.ArgumentParser) -> None:
+    subparsers.add_parser(
+        "human", parents=[common], help="play yourself at this terminal",
+        description="Play yourself: each decision shows your view and a numbered menu; type a number or an "
+                    "action's text. With --concurrency N, questions from N matches take turns. Ctrl-D or Ctrl-C "
+                    "leaves.").set_defaults(make_agent=_make_human)
+
+
+def _make_human(args: argparse.Namespace):
+    from .agents.human_agent import HumanAgent
+
+    return HumanAgent()
+
+
+def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
+    from .agents.llm_agent import REASONING_MODES
+    from .prompts import AUTO, STYLES
+
+    parser = subparsers.add_parser(
+        "llm", parents=[common], help="a language model over an OpenAI-compatible API (needs openai)",
+        description="Ask a language model for every decision through any OpenAI-compatible chat endpoint, hosted or "
+                    "local, with prompts in the style of a benchmark suite; needs the openai package "
+                    "(pip install 'arena[llm]').")
+    parser.add_argument("--model", required=True, help="model name the endpoint serves")
+    parser.add_argument("--base-url", default=os.environ.get("OPENAI_BASE_URL"),
+                        help="endpoint, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's)")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                        help="environment variable holding the endpoint's key (default %(default)s)")
+    parser.add_argument("--style", default=AUTO, choices=[AUTO, *STYLES],
+                        help="prompt style (default %(default)s: the --preset's suite where it covers the game, "
+                             "else the only suite that played the game, else generic)")
+    parser.add_argument("--reasoning", default="plain", choices=REASONING_MODES,
+                        help="answer only, think step by step first, or a majority vote over --samples "
+                             "step-by-step replies (default %(default)s)")
+    parser.add_argument("--samples", type=int, help="replies per decision for self-consistency (default 5)")
+    parser.add_argument("--temperature", type=float,
+                        help="sampling temperature (default: the suite's, gtbench 0.2, llmarena 0, gamabench 1; "
+                             "generic: the endpoint's)")
+    parser.add_argument("--max-tokens", type=int, help="reply length limit (default: gtbench and gamabench 1024)")
+    parser.add_argument("--seed", type=int, help="sampling seed sent to the endpoint")
+    parser.add_argument("--max-reasks", type=int, default=2, metavar="N",
+                        help="re-ask the model with feedback after an unreadable or illegal answer, N times "
+                             "(default %(default)s)")
+    parser.add_argument("--max-attempts", type=int, default=6, metavar="N",
+                        help="tries per request on rate limits, server errors and timeouts (default %(default)s)")
+    parser.add_argument("--retry-delay", type=float, default=1.0, metavar="SECONDS",
+                        help="first back-off delay, doubled on each retry, unless the endpoint sends Retry-After "
+                             "(default %(default)g)")
+    parser.add_argument("--request-timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="limit per request, within the decision's own deadline (default %(default)g)")
+    parser.add_argument("--price-per-1k-input", type=float, default=0.0, metavar="USD",
+                        help="price of 1000 prompt tokens, for the cost logged with each decision")
+    parser.add_argument("--price-per-1k-output", type=float, default=0.0, metavar="USD",
+                        help="price of 1000 completion tokens")
+    parser.add_argument("--no-log-prompts", action="store_true",
+                        help="keep the prompts out of the decision metadata logged with the match")
+    parser.set_defaults(make_agent=_make_llm, play=_play_llm)
+
+
+def _make_llm(args: argparse.Namespace):
+    from .agents.llm_agent import LLMAgent
+
+    key = os.environ.get(args.api_key_env, "")
+    if not key and not args.base_url:
+        raise SystemExit(f"arena-agent: set ${args.api_key_env} to the endpoint's key (or name another variable "
+                         "with --api-key-env)")
+    try:
+        return LLMAgent(
+            args.model, base_url=args.base_url, api_key=key or "none", style=args.style, preset=args.preset,
+            reasoning=args.reasoning, samples=args.samples, temperature=args.temperature, max_tokens=args.max_tokens,
+            seed=args.seed, max_reasks=args.max_reasks, max_attempts=args.max_attempts, retry_delay=args.retry_delay,
+            request_timeout=args.request_timeout, price_per_1k_input=args.price_per_1k_input,
+            price_per_1k_output=args.price_per_1k_output, log_prompts=not args.no_log_prompts)
+    except ValueError as e:
+        raise SystemExit(f"arena-agent: {e}") from None
+
+
+async def _play_llm(session: Session) -> list[ResultView]:
+    """Checks the model endpoint before connecting and stops when it fails for good."""
+    from .agents.llm_agent import ModelUnavailable
+
+    try:
+        return await session.agent.play(session)
+    except ModelUnavailable as e:
+        raise SessionError(str(e)) from None
+
+
+AGENT_KINDS = [_add_random, _add_mcts, _add_human, _add_llm]
 
 
 def _session_options() -> argparse.ArgumentParser:
@@ -64,6 +153,11 @@ def _session_options() -> argparse.ArgumentParser:
                         help="give up when the server is unreachable this long (default %(default)g)")
     common.add_argument("--tls", action="store_true", help="connect over TLS with the system's root certificates")
     common.add_argument("--root-certificates", metavar="PEM", help="connect over TLS trusting these certificates")
+    common.add_argument("--client-cert", metavar="PEM", help="mutual TLS: present this certificate chain")
+    common.add_argument("--client-key", metavar="PEM", help="mutual TLS: the client certificate's private key")
+    common.add_argument("--max-reconnect-attempts", type=int, default=10, metavar="N",
+                        help="after a dropped stream, reconnect (resuming the session) up to N failed attempts in a "
+                             "row; 0 ends the session instead (default %(default)s)")
     common.add_argument("-v", "--verbose", action="store_true", help="log the session's progress to stderr")
     return common
 
@@ -84,11 +178,16 @@ def main(argv: list[str] | None = None) -> int:
     session = Session(args.make_agent(args), args.server, key, [(g, args.preset) for g in args.game],
                       name=args.name, max_concurrent_matches=args.concurrency, join_ladder=not args.no_ladder,
                       max_matches=args.matches, secure=args.tls, root_certificates=args.root_certificates,
-                      connect_timeout=args.connect_timeout, on_result=_print_result)
+                      client_certificate=args.client_cert, client_key=args.client_key,
+                      connect_timeout=args.connect_timeout, on_result=_print_result,
+                      reconnect=args.max_reconnect_attempts > 0, max_reconnect_attempts=args.max_reconnect_attempts)
+    play = getattr(args, "play", Session.run)      # a kind may supervise its session (llm: its model endpoint)
     try:
-        asyncio.run(session.run())
+        asyncio.run(play(session))
     except SessionError as e:
-        print(f"arena-agent: {e}", file=sys.stderr)
+        hint = ("" if session.secure or e.code != grpc.StatusCode.UNAVAILABLE
+                else " (this client speaks plaintext: if the server uses TLS, add --tls or --root-certificates)")
+        print(f"arena-agent: {e}{hint}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(_summary(session.results), flush=True)

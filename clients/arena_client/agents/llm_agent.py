@@ -1,0 +1,371 @@
+"""A language model behind any OpenAI-compatible chat endpoint (hosted or local), as an arena agent.
+
+Each decision becomes a prompt in a suite's style (arena_client.prompts), built from the structured
+observation; the reply is read in the suite's answer format, then tolerantly against the legal
+actions' texts (arena_client.answers). A reply that names no legal action is re-asked with feedback
+up to `max_reasks` times; what is still unreadable is sent as text for the game's own parser, so the
+referee's failure policy has the last word. Prompts, replies, tokens, latency and cost go into the
+decision's metadata, which the server logs with the match.
+
+The `openai` package (the project's `llm` extra) is imported when the first request is made, never
+when the SDK is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from ..agent import Agent, Choice, DecisionView, ResultView
+from ..answers import Reading, answer_segment, majority
+from ..prompts import AUTO, Prompt, style_for
+
+REASONING_MODES = ("plain", "cot", "self-consistency")
+SERVER_TEXT_LIMIT = 1000        # what the referee accepts as text when the game sets no limit of its own
+
+
+class ModelUnavailable(Exception):
+    """The model cannot be used at all: the endpoint is unreachable, refuses the key or has no such
+    model, or the openai package is missing. Retrying will not help, so a supervised run
+    (LLMAgent.play) ends."""
+
+
+class ModelError(Exception):
+    """One decision could not get an answer (rate limits or server errors outlasted the retries, a
+    request the endpoint refused). Nothing is sent; the referee's failure policy applies."""
+
+
+@dataclass
+class _Tally:
+    """What one decision cost, over every call it made."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    seconds: float = 0.0
+    retries: list[dict[str, Any]] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
+
+
+class LLMAgent(Agent):
+    """Plays every decision by asking `model` through the OpenAI chat-completions API.
+
+    style: "auto" (by game and preset, see prompts.style_for), "generic", "gtbench", "llmarena" or
+      "gamabench". preset: the parameter preset the agent plays, which names the suite for "auto".
+    reasoning: "plain" (answer only), "cot" (think step by step, then answer) or "self-consistency"
+      (`samples` step-by-step replies, majority vote over the actions they name).
+    temperature, max_tokens: None uses the style's paper settings (generic: the endpoint's defaults).
+    seed: sent to the endpoint (sample i of self-consistency gets seed + i).
+    max_attempts, retry_delay, max_retry_delay: retries of one request on rate limits (429), server
+      errors (5xx), timeouts and dropped connections, with exponential back-off from `retry_delay`
+      seconds, or the server's Retry-After, never waiting past the decision's deadline.
+    price_per_1k_input/output: US dollars per 1000 prompt/completion tokens, for the cost metadata.
+    log_prompts: False keeps the prompts out of the decision metadata (replies and counts stay).
+    """
+
+    name = "llm"
+    description = "a language model over an OpenAI-compatible API"
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str = "", style: str = AUTO,
+                 preset: str = "", reasoning: str = "plain", samples: int | None = None,
+                 temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None,
+                 max_reasks: int = 2, max_attempts: int = 6, retry_delay: float = 1.0, max_retry_delay: float = 60.0,
+                 request_timeout: float = 120.0, price_per_1k_input: float = 0.0, price_per_1k_output: float = 0.0,
+                 log_prompts: bool = True):
+        if reasoning not in REASONING_MODES:
+            raise ValueError(f"reasoning must be one of {', '.join(REASONING_MODES)}, not {reasoning!r}")
+        if samples is not None and reasoning != "self-consistency":
+            raise ValueError("samples apply only to self-consistency reasoning")
+        style_for(style, "")            # refuses an unknown style now rather than at the first decision
+        self.samples = (samples or 5) if reasoning == "self-consistency" else 1
+        if self.samples < 1 or max_reasks < 0 or max_attempts < 1 or retry_delay < 0 or request_timeout <= 0:
+            raise ValueError("samples and max_attempts must be at least 1, max_reasks, retry_delay and "
+                             "request_timeout not negative")
+        self.model = model
+        self.base_url = base_url
+        self.api_key = api_key
+        self.style = style
+        self.preset = preset
+        self.reasoning = reasoning
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.max_reasks = max_reasks
+        self.max_attempts = max_attempts
+        self.retry_delay = retry_delay
+        self.max_retry_delay = max_retry_delay
+        self.request_timeout = request_timeout
+        self.price_per_1k_input = price_per_1k_input
+        self.price_per_1k_output = price_per_1k_output
+        self.log_prompts = log_prompts
+        self.version = model
+        self._client = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._conversations: dict[tuple[str, int], list[tuple[str, str]]] = {}
+        self._failure: ModelUnavailable | None = None
+        self._failed = asyncio.Event()
+        self._supervised = False
+
+    # ---- the Agent interface ---------------------------------------------------------------------
+
+    async def decide(self, request: DecisionView) -> Choice:
+        try:
+            if self._failure is not None:
+                raise self._failure
+            return await self._decide(request)
+        except ModelUnavailable as e:
+            self._failure = e
+            self._failed.set()
+            if self._supervised:
+                # `play` is ending the session and cancels this task with it; raising would only
+                # log a traceback for a failure that is reported once, as one line.
+                await asyncio.Event().wait()
+            raise
+
+    def on_match_end(self, result: ResultView) -> None:
+        self._conversations.pop((result.match_id, result.seat), None)
+
+    async def play(self, session) -> list[ResultView]:
+        """Runs `session` (a Session with this agent) after checking the endpoint, and ends it with
+        ModelUnavailable as soon as the endpoint fails for good, instead of failing every decision."""
+        await self.check_endpoint()
+        self._supervised = True
+        run = asyncio.ensure_future(session.run())
+        failed = asyncio.ensure_future(self._failed.wait())
+        try:
+            await asyncio.wait({run, failed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            failed.cancel()
+            if not run.done():
+                run.cancel()
+            await asyncio.gather(run, return_exceptions=True)
+        if self._failure is not None:
+            raise self._failure
+        return run.result()
+
+    async def check_endpoint(self) -> None:
+        """Raises ModelUnavailable when the endpoint is unreachable or refuses the key. Listing the
+        models is the cheapest authenticated call; an endpoint without that route still passes."""
+        openai = _openai()
+        try:
+            await self._api().with_options(timeout=min(self.request_timeout, 30.0)).models.list()
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
+            raise self._refused(e) from None
+        except openai.APIConnectionError as e:
+            raise ModelUnavailable(f"cannot reach the model endpoint {self._endpoint()}: {_cause(e)}") from None
+        except openai.APIStatusError:
+            pass
+
+    # ---- one decision ------------------------------------------------------------------------------
+
+    async def _decide(self, request: DecisionView) -> Choice:
+        started = time.monotonic()
+        deadline = None
+        if request.time_remaining is not None:
+            # leave time for the answer to travel back to the referee
+            deadline = started + request.time_remaining - min(1.0, 0.2 * request.time_remaining)
+        if len(request.legal_actions) == 1:
+            return Choice(action_id=request.legal_actions[0].id, extra={"forced": True, "model": self.model})
+        style = style_for(self.style, request.game_id, self.preset)
+        key = (request.match_id, request.seat)
+        think = self.reasoning != "plain"
+        prompt = style.build(request, think, self._conversations.get(key, ()))
+        sampling = {"temperature": style.temperature if self.temperature is None else self.temperature,
+                    "max_tokens": style.max_tokens if self.max_tokens is None else self.max_tokens,
+                    "seed": self.seed}
+        tally = _Tally()
+        messages = list(prompt.messages)
+        feedback: list[str] = []
+        votes: dict[str, int] = {}
+        while True:
+            replies = await self._sample(messages, sampling, tally, deadline)
+            readings = [prompt.read(reply) for reply in replies]
+            chosen = majority(readings)
+            reply, reading = replies[chosen], readings[chosen]
+            if self.samples > 1:
+                for r in readings:
+                    label = r.action.text if r.action else "(unreadable)"
+                    votes[label] = votes.get(label, 0) + 1
+            if reading.action is not None or not request.legal_actions or len(feedback) >= self.max_reasks \
+                    or (deadline is not None and time.monotonic() >= deadline):
+                break
+            feedback.append(prompt.feedback(reading))
+            messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": feedback[-1]}]
+        if prompt.keep is not None:
+            self._conversations.setdefault(key, []).append((prompt.keep, reply))
+        return self._choice(request, prompt, reading, reply, messages, tally, sampling, feedback, votes)
+
+    def _choice(self, request: DecisionView, prompt: Prompt, reading: Reading, reply: str, messages: list,
+                tally: _Tally, sampling: dict, feedback: list[str], votes: dict[str, int]) -> Choice:
+        extra: dict[str, Any] = {
+            "model": self.model, "style": prompt.style, "reasoning_mode": self.reasoning, "samples": self.samples,
+            "sampling": sampling, "responses": tally.replies, "answer": reading.answer, "reasks": len(feedback),
+            "feedback": feedback, "calls": tally.calls, "model_seconds": round(tally.seconds, 3),
+            "api_retries": tally.retries,
+        }
+        if self.log_prompts:
+            extra["prompt"] = messages
+        if votes:
+            extra["votes"] = votes
+        if request.feedback:
+            extra["referee_feedback"] = request.feedback
+            extra["referee_attempt"] = request.attempt
+        cost = (tally.prompt_tokens * self.price_per_1k_input
+                + tally.completion_tokens * self.price_per_1k_output) / 1000
+        common = dict(reasoning=reply, prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
+                      cost_usd=cost, extra=extra)
+        if reading.action is not None:
+            extra["sent_as"] = "action_id"
+            return Choice(action_id=reading.action.id, **common)
+        extra["sent_as"] = "text"
+        limit = request.text_action.max_length if request.text_action else SERVER_TEXT_LIMIT
+        if not request.legal_actions:
+            return Choice(text=answer_segment(reply)[:limit], **common)
+        # Unreadable after the re-asks: the game's own parser gets the answer found, or the whole
+        # reply (its end, where answers usually are, when it is too long), and the referee decides.
+        text = reading.answer or reply or "(empty reply)"
+        return Choice(text=text[-limit:], **common)
+
+    async def _sample(self, messages: list, sampling: dict, tally: _Tally, deadline: float | None) -> list[str]:
+        """`samples` replies to the same messages, asked concurrently; at least one, or an error."""
+        def params(i: int) -> dict:
+            chosen = {k: v for k, v in sampling.items() if v is not None}
+            if self.seed is not None:
+                chosen["seed"] = self.seed + i
+            return chosen
+
+        outcomes = await asyncio.gather(*(self._complete(messages, params(i), tally, deadline)
+                                          for i in range(self.samples)), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, ModelUnavailable):
+                raise outcome
+        replies = [o for o in outcomes if isinstance(o, str)]
+        if not replies:
+            raise next(o for o in outcomes if isinstance(o, BaseException))
+        return replies
+
+    async def _complete(self, messages: list, params: dict, tally: _Tally, deadline: float | None) -> str:
+        """One reply, retrying rate limits, server errors, timeouts and dropped connections."""
+        openai = _openai()
+        last = ""
+        failures = 0
+        unreachable = False
+        for attempt in range(1, self.max_attempts + 1):
+            timeout = self.request_timeout if deadline is None else min(self.request_timeout,
+                                                                         deadline - time.monotonic())
+            if timeout <= 0:
+                break
+            started = time.monotonic()
+            try:
+                response = await self._api().chat.completions.create(model=self.model, messages=messages,
+                                                                     timeout=timeout, **params)
+            except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
+                raise self._refused(e) from None
+            except openai.NotFoundError as e:
+                raise ModelUnavailable(f"the model endpoint {self._endpoint()} answered 404 for model {self.model!r} "
+                                       f"({_message(e)}): check --base-url and --model") from None
+            except openai.APIConnectionError as e:       # timeouts included
+                unreachable = not isinstance(e, openai.APITimeoutError)
+                last, wait = f"{type(e).__name__}: {_cause(e)}", self._backoff(attempt)
+            except openai.APIStatusError as e:
+                unreachable = False
+                if e.status_code not in (408, 409, 429) and e.status_code < 500:
+                    raise ModelError(f"{self._endpoint()} refused the request ({e.status_code}): {_message(e)}") \
+                        from None
+                wait = _retry_after(e.response.headers)
+                wait = self._backoff(attempt) if wait is None else min(wait, self.max_retry_delay)
+                last = f"{e.status_code}: {_message(e)}"
+            else:
+                tally.seconds += time.monotonic() - started
+                return self._record(response, tally)
+            tally.seconds += time.monotonic() - started
+            failures += 1
+            tally.retries.append({"attempt": attempt, "problem": last, "wait_s": round(wait, 3)})
+            if attempt == self.max_attempts or (deadline is not None and time.monotonic() + wait >= deadline):
+                break
+            await asyncio.sleep(wait)
+        if unreachable and failures == self.max_attempts:
+            raise ModelUnavailable(f"cannot reach the model endpoint {self._endpoint()}: {last}")
+        raise ModelError(f"no reply from {self._endpoint()} in time after {failures} failed attempts"
+                         + (f" (last: {last})" if last else ""))
+
+    def _record(self, response, tally: _Tally) -> str:
+        tally.calls += 1
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            tally.prompt_tokens += usage.prompt_tokens or 0
+            tally.completion_tokens += usage.completion_tokens or 0
+        choices = getattr(response, "choices", None) or []
+        text = (choices[0].message.content or "") if choices else ""
+        tally.replies.append(text)
+        return text
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential, with jitter so that many matches do not retry in step."""
+        delay = min(self.max_retry_delay, self.retry_delay * 2 ** (attempt - 1))
+        return delay * random.uniform(0.5, 1.0)
+
+    # ---- the client ----------------------------------------------------------------------------------
+
+    def _api(self):
+        # One client per event loop: its connection pool belongs to the loop that opened it.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            # Our own retry loop handles 429/5xx (bounded by each decision's deadline), so the SDK's is off.
+            self._client = _openai().AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                                 timeout=self.request_timeout)
+            self._client_loop = loop
+        return self._client
+
+    def _endpoint(self) -> str:
+        return str(self._api().base_url).rstrip("/")
+
+    def _refused(self, error) -> ModelUnavailable:
+        return ModelUnavailable(f"the model endpoint {self._endpoint()} refused the API key "
+                                f"({error.status_code}: {_message(error)})")
+
+
+def _openai():
+    try:
+        import openai
+    except ImportError:
+        raise ModelUnavailable("the LLM agent needs the openai package: pip install 'arena[llm]' "
+                               "(or pip install openai)") from None
+    return openai
+
+
+def _retry_after(headers) -> float | None:
+    """Seconds the server asks to wait: retry-after-ms, or Retry-After in seconds or as an HTTP date."""
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _message(error) -> str:
+    """The error message of an API error body, or its text."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(getattr(error, "message", "") or error)
+
+
+def _cause(error: BaseException) -> str:
+    """The root cause of a connection error ("Connection refused"), which the SDK wraps."""
+    while error.__cause__ is not None:
+        error = error.__cause__
+    return str(error) or type(error).__name__
