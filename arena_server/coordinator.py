@@ -1,18 +1,20 @@
-"""Creates matches, runs their referees as tasks, and fans public events out to spectators."""
+"""Creates matches (and resumes those a previous process left unfinished), runs their referees as
+tasks, and fans public events out to spectators."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
 import time
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 
 import arena_engines
 from arena.v1 import match_pb2
 
-from .referee import MatchRunner, Rules, SeatEndpoint
+from .house import HouseSeat
+from .referee import MatchRunner, Rules, SeatEndpoint, match_status
 from .store import MatchRecord, Store
 
 log = structlog.get_logger("arena.coordinator")
@@ -45,15 +47,51 @@ class Coordinator:
         )
         self.store.add_match(record)
         runner = MatchRunner(self.store, record, game, seats, rules, publish=self._publish)
-        for seat, endpoint in enumerate(seats):
+        self._launch(runner)
+        return runner
+
+    def resume_interrupted_matches(self, remote_seat: Callable[[str], SeatEndpoint]) -> tuple[int, int]:
+        """Continues every match a previous process left pending or running, from its write-ahead
+        log. House seats are rebuilt here; `remote_seat(agent_name)` gives a seat that waits for the
+        agent to connect again (the failure policy takes it if the agent does not come back in
+        time). A match whose log cannot be resumed is voided. Returns (resumed, voided)."""
+        resumed = voided = 0
+        interrupted = (self.store.list_matches(status="running", limit=1_000_000)
+                       + self.store.list_matches(status="pending", limit=1_000_000))
+        for record in sorted(interrupted, key=lambda m: m.created_at):
+            entries = self.store.read_log(record.match_id)
+            end = next((e for e in reversed(entries) if e.kind == "end"), None)
+            if end is not None:    # the result was logged; the process died before storing it
+                self.store.finish_match(record.match_id, match_status(end.data["reason"]), end.data, end.time)
+                continue
+            try:
+                game = arena_engines.load_game(record.game_id, record.parameters, num_players=len(record.players))
+                seats = [HouseSeat(p["agent_name"], record.seed + p["seat"]) if p["house_agent"]
+                         else remote_seat(p["agent_name"]) for p in record.players]
+                runner = MatchRunner(self.store, record, game, seats, Rules.of_match(record), publish=self._publish)
+                runner.restore(entries)
+            except Exception as e:
+                log.exception("cannot resume an interrupted match; voided", match_id=record.match_id)
+                result = {"reason": "aborted", "returns": [], "ranks": [], "blamed_seats": [],
+                          "summary": f"interrupted by a server restart and not resumable: {e}", "details": {}}
+                self.store.finish_match(record.match_id, "void", result, time.time())
+                voided += 1
+                continue
+            self._launch(runner)
+            resumed += 1
+        return resumed, voided
+
+    def _launch(self, runner: MatchRunner) -> None:
+        """Seats the match in its agents' sessions and starts its referee."""
+        match_id = runner.record.match_id
+        for seat, endpoint in enumerate(runner.endpoints):
             holder = getattr(endpoint, "session", None)
             if holder is not None:
-                holder.hold(record.match_id, seat, runner)
-        self.running[record.match_id] = runner
-        task = asyncio.create_task(self._run(runner), name=f"match-{record.match_id}")
+                holder.hold(match_id, seat, runner)
+        self.running[match_id] = runner
+        task = asyncio.create_task(self._run(runner), name=f"match-{match_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return runner
 
     async def _run(self, runner: MatchRunner) -> None:
         match_id = runner.record.match_id
@@ -99,14 +137,3 @@ class Coordinator:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-
-    def void_interrupted_matches(self) -> int:
-        """Matches left running by a previous process are voided (resuming them is future work)."""
-        count = 0
-        for record in self.store.list_matches(status="running", limit=1_000_000) + \
-                self.store.list_matches(status="pending", limit=1_000_000):
-            result = {"reason": "aborted", "returns": [], "ranks": [], "blamed_seats": [],
-                      "summary": "interrupted by a server restart", "details": {}}
-            self.store.finish_match(record.match_id, "void", result, time.time())
-            count += 1
-        return count

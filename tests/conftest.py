@@ -24,6 +24,7 @@ class RunningServer:
     admin_key: str
     process: subprocess.Popen
     log_path: Path
+    extra: tuple[str, ...] = ()
 
     def metadata(self, key: str | None = None) -> list[tuple[str, str]]:
         return [("authorization", f"Bearer {key or self.admin_key}")]
@@ -45,6 +46,17 @@ class RunningServer:
 
         return Store(self.db)
 
+    def kill(self) -> None:
+        """Ends the server with SIGKILL, as a crash would: no shutdown code runs."""
+        self.process.kill()
+        self.process.wait()
+
+    def restart(self) -> None:
+        """Starts the stopped or killed server again, on the same database file and port."""
+        port = self.address.rsplit(":", 1)[1]
+        again = start_server(self.db.parent, *self.extra, "--port", port)
+        self.process, self.address = again.process, again.address
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -58,7 +70,7 @@ class RunningServer:
 def start_server(tmp: Path, *extra: str) -> RunningServer:
     db = tmp / "arena.db"
     log_path = tmp / "server.log"
-    log_file = open(log_path, "w")
+    log_file = open(log_path, "a")   # a restarted server adds to its log
     process = subprocess.Popen(
         [sys.executable, "-m", "arena_server.cli", "serve", "--db", str(db), "--port", "0", *extra],
         stdout=subprocess.PIPE, stderr=log_file, text=True, cwd=tmp,
@@ -77,7 +89,7 @@ def start_server(tmp: Path, *extra: str) -> RunningServer:
         process.kill()
         raise RuntimeError("server did not start:\n" + log_path.read_text())
     key_file = db.with_name(db.name + ".admin-key")
-    return RunningServer(address, db, key_file.read_text().strip(), process, log_path)
+    return RunningServer(address, db, key_file.read_text().strip(), process, log_path, extra)
 
 
 @pytest.fixture

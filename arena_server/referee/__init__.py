@@ -1,7 +1,8 @@
 """The referee: drives one match between seat endpoints under a failure policy and a deadline."""
 
 from .endpoint import RESIGNED, SeatEndpoint
-from .match import MatchRunner, Rules, rank_returns
-from .replay import replay_match
+from .match import MatchRunner, Rules, match_status, rank_returns
+from .replay import ReplayMismatch, replay_match
 
-__all__ = ["RESIGNED", "MatchRunner", "Rules", "SeatEndpoint", "rank_returns", "replay_match"]
+__all__ = ["RESIGNED", "MatchRunner", "ReplayMismatch", "Rules", "SeatEndpoint", "match_status", "rank_returns",
+           "replay_match"]

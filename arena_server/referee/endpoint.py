@@ -22,12 +22,14 @@ class SeatEndpoint(ABC):
 
     @abstractmethod
     async def ask(self, request: pb.DecisionRequest, timeout: float) -> pb.Decision | object | None:
-        """The agent's Decision, RESIGNED, or None when it did not answer in time or is gone."""
+        """The agent's Decision, RESIGNED, or None when it did not answer in time or is gone for good
+        (a dropped agent's request waits for it to resume, within its deadline)."""
 
     def connection_key(self) -> object:
         """Seats sharing a key share one connection; match-wide messages go once per key."""
         return id(self)
 
     def connected(self) -> bool:
-        """False once the agent is known to be gone; the referee then stops waiting for it."""
+        """False while the agent has no live connection: an unanswered request then counts as a
+        disconnect rather than a timeout."""
         return True

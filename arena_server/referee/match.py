@@ -2,10 +2,12 @@
 
 Sequential nodes ask one seat; simultaneous nodes ask every acting seat at once and reveal the
 choices together. Every accepted decision is appended to the match log before it is applied, so
-the log alone replays the match. Problems are answered in-band and handled by the failure policy:
-up to `max_retries` re-asks with feedback after an illegal or unparseable decision, then the
-policy's action (random legal move, forfeit, or void). A timeout or a disconnect goes straight
-to the policy's action: the seat had its time.
+the log alone replays the match, and a runner built after a restart continues from it (`restore`).
+Problems are answered in-band and handled by the failure policy: up to `max_retries` re-asks with
+feedback after an illegal or unparseable decision, then the policy's action (random legal move,
+forfeit, or void). A timeout goes straight to the policy's action: the seat had its time. So does
+a disconnect, once the request's deadline or the agent's grace window for resuming has passed
+(the seat endpoint waits for a resume until then).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from arena_engines.core import ActionParseError
 
 from .. import convert
 from ..store import MatchRecord, Store
+from ..store.sqlite import LogEntry
 from .endpoint import RESIGNED, SeatEndpoint
+from .replay import ReplayMismatch, apply_logged_move
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,16 @@ class Rules:
     def failure_policy(self) -> dict[str, Any]:
         return {"max_retries": self.max_retries, "on_failure": self.on_failure, "max_replays": self.max_replays,
                 "auto_play_forced": self.auto_play_forced}
+
+    @classmethod
+    def of_match(cls, record: MatchRecord) -> "Rules":
+        """The rules a recorded match was started with."""
+        return cls(per_decision=record.time_control["per_decision"], **record.failure_policy)
+
+
+def match_status(reason: str) -> str:
+    """The stored status of a match that ended for `reason`: void ones are not counted."""
+    return "void" if reason in ("voided", "aborted") else "finished"
 
 
 class MatchOver(Exception):
@@ -69,6 +83,10 @@ class SeatStats:
     disconnects: int = 0
     substituted_actions: int = 0
 
+    def count(self, failure: str) -> None:
+        """Adds one to the counter named `failure` (a field name; logged in penalty entries)."""
+        setattr(self, failure, getattr(self, failure) + 1)
+
 
 class MatchRunner:
     def __init__(self, store: Store, record: MatchRecord, game, endpoints: list[SeatEndpoint],
@@ -91,20 +109,29 @@ class MatchRunner:
         self._public_history: list[game_pb2.PublicMove] = []
         self.stats = [SeatStats(seat) for seat in range(len(endpoints))]
         self._resigned: list[int] = []
+        self._resumed = False
+        # Decisions a previous process left half made: choices already logged in the current
+        # simultaneous round, and refused attempts of the decision each seat was retrying.
+        self._round_choices: dict[int, int] = {}
+        self._refused: dict[int, tuple[int, str]] = {}       # seat -> (attempts refused, last problem)
         self.finished = asyncio.get_running_loop().create_future()
 
     # ---- public entry points -----------------------------------------------------------------
     async def run(self) -> dict[str, Any]:
-        self.store.set_match_status(self.record.match_id, "running")
-        self._append("start", {"players": self.record.players, "parameters": self.record.parameters}, public=True)
-        started = convert.match_info(self.record, reveal_seed=False)
-        started.status = match_pb2.MATCH_STATUS_RUNNING
-        spec_pb = convert.game_spec(self.spec)
-        for seat, endpoint in enumerate(self.endpoints):
-            endpoint.notify(pb.ConnectResponse(match_started=pb.MatchStarted(match=started, seat=seat, game=spec_pb)))
-        self._event(match_pb2.EVENT_KIND_MATCH_STARTED, [], f"{self.record.game_id} match started",
-                    {"players": [p["agent_name"] for p in self.record.players]})
-        self.log.info("match started", players=[p["agent_name"] for p in self.record.players])
+        if self._resumed:
+            for seat, endpoint in enumerate(self.endpoints):
+                endpoint.notify(self.match_started(seat))
+            self._publish_new_public_moves()   # events a crash cut off after their move was logged
+            self.log.info("match resumed from its log", decisions_issued=self._decision_id)
+        else:
+            self.store.set_match_status(self.record.match_id, "running")
+            self._append("start", {"players": self.record.players, "parameters": self.record.parameters},
+                         public=True)
+            for seat, endpoint in enumerate(self.endpoints):
+                endpoint.notify(self.match_started(seat))
+            self._event(match_pb2.EVENT_KIND_MATCH_STARTED, [], f"{self.record.game_id} match started",
+                        {"players": [p["agent_name"] for p in self.record.players]})
+            self.log.info("match started", players=[p["agent_name"] for p in self.record.players])
         try:
             await self._play()
             result = self._normal_result()
@@ -117,38 +144,109 @@ class MatchRunner:
         if seat not in self._resigned:
             self._resigned.append(seat)
 
+    def match_started(self, seat: int) -> pb.ConnectResponse:
+        """The MatchStarted a seat receives: at the start, and again in a resumed session's snapshot."""
+        started = convert.match_info(self.record, reveal_seed=False)
+        started.status = match_pb2.MATCH_STATUS_RUNNING
+        return pb.ConnectResponse(match_started=pb.MatchStarted(match=started, seat=seat,
+                                                                game=convert.game_spec(self.spec)))
+
+    def public_events(self) -> list[match_pb2.MatchEvent]:
+        """Every public event of the match so far, from its log."""
+        return [convert.event_from_log(self.record.match_id, entry)
+                for entry in self.store.read_log(self.record.match_id, public_only=True) if entry.kind == "event"]
+
+    def restore(self, entries: list[LogEntry]) -> None:
+        """Continues from the write-ahead log of a previous process: the state after every logged
+        move, both random streams past the draws already made, the decision id counter, the log and
+        event sequences, the seat stats, the public history, and the decisions left half made (the
+        choices of an unfinished simultaneous round are not asked again; a seat that was being
+        re-asked keeps its attempt count). An empty log (the match never started) leaves the runner
+        to start from the beginning. Raises ReplayMismatch when the log contradicts the seed."""
+        if not entries:
+            return
+        state = self.state
+        published_moves = 0
+        for entry in entries:
+            data = entry.data
+            if entry.kind in ("chance", "action", "actions"):
+                if entry.kind == "chance" and self._draw_chance(state) != data["action"]:
+                    raise ReplayMismatch(f"match {self.record.match_id}: chance outcome {data['action']} at log "
+                                         f"entry {entry.seq} is not the seed's")
+                self._round_choices.clear()
+                self._refused.clear()
+            elif entry.kind == "choice":
+                self._round_choices[data["seat"]] = data["action"]
+                self._refused.pop(data["seat"], None)
+            elif entry.kind == "penalty":
+                seat, stats = data["seat"], self.stats[data["seat"]]
+                if data.get("substituted"):
+                    self._policy_rng.choice(state.legal_actions(seat))   # the draw that picked the substitute
+                    stats.substituted_actions += 1
+                    if data.get("failure"):
+                        stats.count(data["failure"])
+                    self._refused.pop(seat, None)
+                else:
+                    stats.count(data.get("failure", "illegal_actions"))
+                    self._refused[seat] = (self._refused.get(seat, (0, ""))[0] + 1, data["problem"])
+            elif entry.kind == "event":
+                self._event_seq = data["sequence"] + 1
+                published_moves += data["kind"] in (match_pb2.EVENT_KIND_MOVE, match_pb2.EVENT_KIND_ROUND_RESOLVED)
+            # A request in flight when the process died was never logged: its id is issued again,
+            # for the same decision.
+            self._decision_id = max(self._decision_id, data.get("decision_id", 0), data.get("last_decision_id", 0))
+            apply_logged_move(state, entry)
+        self._log_seq = entries[-1].seq + 1
+        self._public_history = [
+            game_pb2.PublicMove(move_number=number, seat=seat, action_id=action, text=text)
+            for number, (seat, action, text) in enumerate(state.public_history()[:published_moves])
+        ]
+        self._resumed = True
+
     # ---- the match loop ------------------------------------------------------------------------
     async def _play(self) -> None:
         state = self.state
         while not state.is_terminal():
             self._check_resignations()
             if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                action = self._chance_rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0]
+                action = self._draw_chance(state)
                 self._append("chance", {"action": action}, public=False)
                 state.apply_action(action)
             elif state.is_simultaneous_node():
                 seats = state.current_players()
-                tasks = [asyncio.ensure_future(self._decide(seat)) for seat in seats]
+                chosen, self._round_choices = self._round_choices, {}
+                waiting = [seat for seat in seats if seat not in chosen]
+                tasks = [asyncio.ensure_future(self._choose_in_round(seat)) for seat in waiting]
                 try:
-                    chosen = await asyncio.gather(*tasks)
+                    chosen.update(zip(waiting, await asyncio.gather(*tasks)))
                 except BaseException:
                     for task in tasks:
                         task.cancel()
                     await asyncio.gather(*tasks, return_exceptions=True)
                     raise
                 actions = [0] * state.num_players
-                for seat, action in zip(seats, chosen):
-                    actions[seat] = action
-                self._append("actions", {"actions": actions, "seats": seats},
+                for seat in seats:
+                    actions[seat] = chosen[seat]
+                self._append("actions", {"actions": actions, "seats": seats, "last_decision_id": self._decision_id},
                              public=self.spec.information == "perfect")
                 state.apply_actions(actions)
             else:
                 seat = state.current_player()
                 action = await self._decide(seat)
-                self._append("action", {"seat": seat, "action": action}, public=self.spec.information == "perfect")
+                self._append("action", {"seat": seat, "action": action, "last_decision_id": self._decision_id},
+                             public=self.spec.information == "perfect")
                 state.apply_action(action)
             self._publish_new_public_moves()
+
+    async def _choose_in_round(self, seat: int) -> int:
+        """A seat's choice in a simultaneous round, logged (hidden) as soon as it is settled."""
+        action = await self._decide(seat)
+        self._append("choice", {"seat": seat, "action": action, "last_decision_id": self._decision_id}, public=False)
+        return action
+
+    def _draw_chance(self, state) -> int:
+        outcomes = state.chance_outcomes()
+        return self._chance_rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0]
 
     def _check_resignations(self) -> None:
         if self._resigned:
@@ -170,11 +268,10 @@ class MatchRunner:
         )
         time_allowed = duration_pb2.Duration()
         time_allowed.FromNanoseconds(int(self.rules.per_decision * 1e9))
-        feedback = ""
-        for attempt in range(self.rules.max_retries + 1):
-            if not endpoint.connected():
-                stats.disconnects += 1
-                return self._fail(seat, "forfeit_disconnect", "the agent is disconnected")
+        refused, problem = self._refused.pop(seat, (0, ""))   # attempts refused before a restart
+        feedback = self._feedback(problem, refused - 1) if refused else ""
+        decision_id = self._decision_id
+        for attempt in range(refused, self.rules.max_retries + 1):
             self._decision_id += 1
             decision_id = self._decision_id
             request = pb.DecisionRequest(
@@ -193,28 +290,30 @@ class MatchRunner:
                 raise MatchOver("resignation", [seat])
             if answer is None:
                 if not endpoint.connected():
-                    stats.disconnects += 1
-                    return self._fail(seat, "forfeit_disconnect", "the agent disconnected")
-                stats.timeouts += 1
+                    return self._fail(seat, "forfeit_disconnect", "the agent is disconnected", decision_id,
+                                      failure="disconnects")
                 self._error(endpoint, pb.ERROR_CODE_TIMEOUT, decision_id,
                             f"no decision within {self.rules.per_decision:g} s")
-                return self._fail(seat, "forfeit_timeout", "the decision timed out")
+                return self._fail(seat, "forfeit_timeout", "the decision timed out", decision_id, failure="timeouts")
             action, code, problem = self._validate(seat, answer, legal, text_spec)
             if action is not None:
                 if answer.HasField("metadata"):
                     self._append("decision_meta", {"seat": seat, "decision_id": decision_id,
                                                    "metadata": _metadata_dict(answer.metadata)}, public=False)
                 return action
-            if code == pb.ERROR_CODE_UNPARSEABLE_TEXT:
-                stats.parse_failures += 1
-            else:
-                stats.illegal_actions += 1
-            retries_left = self.rules.max_retries - attempt
-            feedback = problem + (f" ({retries_left} retr{'y' if retries_left == 1 else 'ies'} left)"
-                                  if retries_left else " (no retries left)")
+            failure = "parse_failures" if code == pb.ERROR_CODE_UNPARSEABLE_TEXT else "illegal_actions"
+            stats.count(failure)
+            feedback = self._feedback(problem, attempt)
             self._error(endpoint, code, decision_id, feedback)
-            self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": problem}, public=True)
-        return self._fail(seat, "forfeit_illegal", "retries exhausted")
+            self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": problem, "failure": failure},
+                         public=True)
+        return self._fail(seat, "forfeit_illegal", "retries exhausted", decision_id)
+
+    def _feedback(self, problem: str, attempt: int) -> str:
+        """What a refused attempt is told, with the retries left after it."""
+        retries_left = self.rules.max_retries - attempt
+        return problem + (f" ({retries_left} retr{'y' if retries_left == 1 else 'ies'} left)"
+                          if retries_left else " (no retries left)")
 
     def _validate(self, seat: int, decision: pb.Decision, legal: list[int], text_spec) -> tuple[int | None, int, str]:
         """(action, 0, "") when acceptable, else (None, error code, feedback)."""
@@ -238,8 +337,11 @@ class MatchRunner:
                 f"{self.state.action_to_string(seat, action)!r} is not a legal move now")
         return None, pb.ERROR_CODE_MALFORMED_MESSAGE, "the decision has neither action_id nor text"
 
-    def _fail(self, seat: int, forfeit_reason: str, why: str) -> int:
-        """Applies the failure policy for `seat`: a substitute action, or the end of the match."""
+    def _fail(self, seat: int, forfeit_reason: str, why: str, decision_id: int, *, failure: str = "") -> int:
+        """Applies the failure policy for `seat`: a substitute action, or the end of the match.
+        `failure` names the seat's counter to add one to (timeouts, disconnects)."""
+        if failure:
+            self.stats[seat].count(failure)
         policy = self.rules.on_failure
         self.log.info("failure policy", seat=seat, why=why, policy=policy)
         if policy == "forfeit":
@@ -248,7 +350,8 @@ class MatchRunner:
             raise MatchOver("voided", [seat])
         action = self._policy_rng.choice(self.state.legal_actions(seat))
         self.stats[seat].substituted_actions += 1
-        self._append("penalty", {"seat": seat, "problem": why, "substituted": True}, public=True)
+        self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": why, "substituted": True,
+                                 "failure": failure}, public=True)
         self._event(match_pb2.EVENT_KIND_PENALTY, [seat], f"seat {seat}: {why}; a random legal action was played",
                     {"problem": why})
         return action
@@ -274,7 +377,7 @@ class MatchRunner:
 
     def _finish(self, result: dict[str, Any]) -> None:
         result["seat_stats"] = [vars(s) for s in self.stats]
-        status = "void" if result["reason"] in ("voided", "aborted") else "finished"
+        status = match_status(result["reason"])
         self._append("end", result, public=True)
         ended_at = time.time()
         self.store.finish_match(self.record.match_id, status, result, ended_at)

@@ -1,15 +1,25 @@
 """Replays a match from its log: (game, parameters, seat count) plus the logged chance outcomes
-and decisions, in order. Used to audit results and, later, to resume matches after a restart."""
+and decisions, in order. Used to audit results and to resume matches after a restart."""
 
 from __future__ import annotations
 
 import arena_engines
 
 from ..store import Store
+from ..store.sqlite import LogEntry
 
 
 class ReplayMismatch(AssertionError):
     pass
+
+
+def apply_logged_move(state, entry: LogEntry) -> None:
+    """Applies a log entry's move (chance outcome, action, simultaneous actions); other entries
+    change nothing."""
+    if entry.kind in ("chance", "action"):
+        state.apply_action(entry.data["action"])
+    elif entry.kind == "actions":
+        state.apply_actions(entry.data["actions"])
 
 
 def rebuild_state(store: Store, match_id: str):
@@ -20,10 +30,7 @@ def rebuild_state(store: Store, match_id: str):
     game = arena_engines.load_game(record.game_id, record.parameters, num_players=len(record.players))
     state = game.new_initial_state()
     for entry in store.read_log(match_id):
-        if entry.kind in ("chance", "action"):
-            state.apply_action(entry.data["action"])
-        elif entry.kind == "actions":
-            state.apply_actions(entry.data["actions"])
+        apply_logged_move(state, entry)
     return record, state
 
 

@@ -1,8 +1,13 @@
 """AgentService.Connect: the handshake, then many matches multiplexed over one stream.
 
-One AgentSession per stream. Everything the server sends goes through the session's outbox and a
-single writer task (gRPC allows one write at a time); everything the agent sends is read by the
-handler loop and routed to the pending request it answers.
+Everything the server sends goes through the session's outbox and a single writer task (gRPC
+allows one write at a time); everything the agent sends is read by the handler loop and routed to
+the pending request it answers.
+
+A session outlives its stream. When the stream drops, the session waits `resume_grace` seconds for
+a Hello carrying its resume token; that stream takes the session over and first receives a
+snapshot of every match (see AgentSession.attach). After a server restart, the seats of resumed
+matches wait the same grace window for the agent's next fresh Hello (awaiting_seat).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import agent_service_pb2_grpc
 
 from .. import PROTOCOL_VERSION, auth
+from ..limits import RateLimiter
 from ..referee import RESIGNED, SeatEndpoint
 from ..store import Store
 
@@ -34,20 +40,77 @@ HELLO_TIMEOUT = 10.0
 
 
 class AgentSession:
-    def __init__(self, session_id: str, agent_name: str, hello: pb.Hello, games: dict[str, str | None]):
+    """One agent's session. It outlives its stream: when the stream drops, the session keeps its
+    seats and pending requests (their deadlines still running) for the grace window, and a new
+    stream presenting its resume token takes it over (`attach`) with a snapshot of every match."""
+
+    def __init__(self, session_id: str, agent_name: str):
         self.session_id = session_id
         self.agent_name = agent_name
-        self.resume_token = secrets.token_urlsafe(24)
-        self.games = games                                  # game id -> preset (None = defaults)
-        self.capacity = max(1, hello.max_concurrent_matches)
-        self.join_ladder = hello.join_ladder
-        self.alive = True
+        self.resume_token = ""
+        self.games: dict[str, str | None] = {}              # game id -> preset (None = defaults)
+        self.capacity = 1
+        self.join_ladder = False
+        self.alive = False          # a stream is attached
+        self.abandoned = False      # the grace window passed: its seats are left to the failure policy
+        self.stream_epoch = 0       # counts attached streams; a stream that was taken over is stale
+        self.stream_task: asyncio.Task | None = None
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.matches: dict[str, tuple["MatchRunner", set[int]]] = {}
-        self.pending: dict[tuple[str, int], tuple[int, asyncio.Future]] = {}   # (match, decision) -> seat, answer
+        self.pending: dict[tuple[str, int], tuple[pb.DecisionRequest, asyncio.Future]] = {}   # (match, decision)
+        self._missed_endings: list[pb.ConnectResponse] = []    # MatchEnded sent while no stream was attached
         self.waiting_since = time.monotonic()
         self.last_match_started = 0.0
         self.joined_order = 0
+
+    def configure(self, hello: pb.Hello, games: dict[str, str | None]) -> None:
+        """What a fresh Hello asks for: its games, capacity and ladder choice."""
+        self.games = games
+        self.capacity = max(1, hello.max_concurrent_matches)
+        self.join_ladder = hello.join_ladder
+
+    # ---- streams ----------------------------------------------------------------------------------
+    def attach(self) -> int:
+        """A new stream takes the session: a fresh outbox and resume token (tokens are single-use),
+        then a snapshot of every held match queued first. Returns the stream's epoch."""
+        self.stream_epoch += 1
+        self.alive = True
+        self.outbox = asyncio.Queue()
+        self.resume_token = secrets.token_urlsafe(24)
+        self._queue_snapshot()
+        return self.stream_epoch
+
+    def detach(self) -> None:
+        """The stream is gone. Pending requests keep waiting, for a resume or their deadline."""
+        self.alive = False
+
+    def abandon(self) -> None:
+        """Nobody resumed within the grace window: every pending request is answered with None at once,
+        and later ones too, so the failure policy takes the session's seats."""
+        self.abandoned = True
+        self._missed_endings.clear()
+        for _, future in self.pending.values():
+            if not future.done():
+                future.set_result(None)
+
+    def _queue_snapshot(self) -> None:
+        """For each held match: MatchStarted for every held seat and the public events so far; then
+        the endings missed while away; then the pending requests with the time they have left."""
+        for runner, seats in self.matches.values():
+            for seat in sorted(seats):
+                self.send(runner.match_started(seat))
+            for event in runner.public_events():
+                self.send(pb.ConnectResponse(event=event))
+        for ended in self._missed_endings:
+            self.send(ended)
+        self._missed_endings.clear()
+        now = time.time()
+        for request, future in self.pending.values():
+            if not future.done():
+                resent = pb.DecisionRequest()
+                resent.CopyFrom(request)
+                resent.time_remaining.FromNanoseconds(max(0, request.deadline.ToNanoseconds() - int(now * 1e9)))
+                self.send(pb.ConnectResponse(decision_request=resent))
 
     # ---- seats --------------------------------------------------------------------------------
     def free_slots(self) -> int:
@@ -65,13 +128,17 @@ class AgentSession:
     def send(self, message: pb.ConnectResponse) -> None:
         if self.alive:
             self.outbox.put_nowait(message)
+        elif not self.abandoned and message.WhichOneof("message") == "match_ended":
+            self._missed_endings.append(message)   # events and requests are rebuilt by the snapshot
 
     async def ask(self, request: pb.DecisionRequest, timeout: float):
-        if not self.alive:
+        """The agent's answer; None at the deadline. While no stream is attached the request waits
+        for a resume (it is re-sent then) until its deadline or the end of the grace window."""
+        if self.abandoned:
             return None
         future = asyncio.get_running_loop().create_future()
         key = (request.match_id, request.decision_id)
-        self.pending[key] = (request.seat, future)
+        self.pending[key] = (request, future)
         self.send(pb.ConnectResponse(decision_request=request))
         try:
             return await asyncio.wait_for(future, timeout)
@@ -102,17 +169,10 @@ class AgentSession:
                             message=f"you hold no seat {resign.seat} in a running match {resign.match_id!r}")
         runner, _ = held
         runner.resign(resign.seat)
-        for (match_id, _), (seat, future) in list(self.pending.items()):
-            if match_id == resign.match_id and seat == resign.seat and not future.done():
+        for (match_id, _), (request, future) in list(self.pending.items()):
+            if match_id == resign.match_id and request.seat == resign.seat and not future.done():
                 future.set_result(RESIGNED)
         return None
-
-    def close(self) -> None:
-        """The stream is gone: every pending request is answered with None at once."""
-        self.alive = False
-        for _, future in self.pending.values():
-            if not future.done():
-                future.set_result(None)
 
 
 class RemoteSeat(SeatEndpoint):
@@ -136,14 +196,20 @@ class RemoteSeat(SeatEndpoint):
 
 
 class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
-    def __init__(self, store: Store, lobby: "Lobby", server_id: str, heartbeat_interval: float = 10.0):
+    def __init__(self, store: Store, lobby: "Lobby", server_id: str, heartbeat_interval: float = 10.0,
+                 limiter: RateLimiter | None = None, resume_grace: float = 30.0):
         self.store = store
         self.lobby = lobby
         self.server_id = server_id
         self.heartbeat_interval = heartbeat_interval
+        self.limiter = limiter or RateLimiter(0, 0)
+        self.resume_grace = resume_grace
+        self._resumable: dict[str, AgentSession] = {}   # resume token -> session, attached or in its grace window
+        self._awaiting: dict[str, AgentSession] = {}    # agent name -> seats of matches resumed after a restart
 
     async def Connect(self, request_iterator, context: grpc.aio.ServicerContext):
         principal = await auth.require(self.store, context, "play")
+        rate_key = auth.key_from_metadata(context.invocation_metadata())
         try:
             first = await asyncio.wait_for(request_iterator.__anext__(), HELLO_TIMEOUT)
         except (asyncio.TimeoutError, StopAsyncIteration):
@@ -152,22 +218,25 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello")
         hello = first.hello
         await self._check_hello(hello, principal, context)
-        games, rejected = _resolve_games(hello)
-        session = AgentSession("s_" + secrets.token_hex(8), hello.agent.name, hello, games)
+        session, rejected = await self._session_for(hello, context)
+        resumed = bool(hello.resume_token)
+        epoch = self._attach(session)
         heartbeat = duration_pb2.Duration()
         heartbeat.FromNanoseconds(int(self.heartbeat_interval * 1e9))
-        await context.write(pb.ConnectResponse(welcome=pb.Welcome(
-            session_id=session.session_id, resume_token=session.resume_token, protocol_version=PROTOCOL_VERSION,
-            server_id=self.server_id, heartbeat_interval=heartbeat, accepted_games=sorted(games),
-            rejected_games=[pb.RejectedGame(game_id=g, reason=r) for g, r in rejected],
-        )))
         slog = log.bind(session_id=session.session_id, agent=session.agent_name)
-        slog.info("session opened", games=sorted(games), capacity=session.capacity, ladder=session.join_ladder)
-        writer = asyncio.create_task(self._write(session, context))
-        self.lobby.add(session)
+        writer = None
         try:
+            await context.write(pb.ConnectResponse(welcome=pb.Welcome(
+                session_id=session.session_id, resume_token=session.resume_token, protocol_version=PROTOCOL_VERSION,
+                server_id=self.server_id, heartbeat_interval=heartbeat, accepted_games=sorted(session.games),
+                rejected_games=[pb.RejectedGame(game_id=g, reason=r) for g, r in rejected],
+            )))
+            slog.info("session resumed" if resumed else "session opened", games=sorted(session.games),
+                      capacity=session.capacity, ladder=session.join_ladder, running_matches=len(session.matches))
+            writer = asyncio.create_task(self._write(session, epoch, context))
+            self.lobby.add(session)
             async for message in request_iterator:
-                error = self._handle(session, message)
+                error = self.limiter.refuse_message(rate_key, message) or self._handle(session, message)
                 if error is not None:
                     session.send(pb.ConnectResponse(error=error))
         except asyncio.CancelledError:
@@ -175,10 +244,71 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         except grpc.aio.AioRpcError:
             pass
         finally:
-            session.close()
-            self.lobby.remove(session)
-            writer.cancel()
-            slog.info("session closed", running_matches=len(session.matches))
+            if writer is not None:
+                writer.cancel()
+            if session.stream_epoch == epoch:      # not taken over by a newer stream
+                self._detach(session)
+            slog.info("stream closed", running_matches=len(session.matches))
+
+    # ---- sessions across streams ------------------------------------------------------------------
+    async def _session_for(self, hello: pb.Hello, context) -> tuple[AgentSession, list[tuple[str, str]]]:
+        """The session a Hello opens: the one its resume token names (keeping that session's games and
+        capacity), the seats waiting for this agent since a restart, or a new session."""
+        if hello.resume_token:
+            session = self._resumable.get(hello.resume_token)
+            if session is None or session.abandoned:
+                await context.abort(grpc.StatusCode.NOT_FOUND,
+                                    "the resume token is unknown or expired (its grace window passed, it was "
+                                    "used already, or the server restarted); connect without it")
+            if session.agent_name != hello.agent.name:
+                await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                    f"the resume token belongs to another agent than {hello.agent.name!r}")
+            return session, []
+        games, rejected = _resolve_games(hello)
+        session = self._awaiting.pop(hello.agent.name, None) or AgentSession(_session_id(), hello.agent.name)
+        session.configure(hello, games)
+        return session, rejected
+
+    def _attach(self, session: AgentSession) -> int:
+        if session.alive and session.stream_task is not None:
+            session.stream_task.cancel()   # the agent moved to a new stream before the old one was seen to drop
+        self._resumable.pop(session.resume_token, None)
+        epoch = session.attach()
+        session.stream_task = asyncio.current_task()
+        self._resumable[session.resume_token] = session
+        return epoch
+
+    def _detach(self, session: AgentSession) -> None:
+        session.detach()
+        self.lobby.remove(session)
+        self._expire_later(session)
+
+    def _expire_later(self, session: AgentSession) -> None:
+        epoch = session.stream_epoch
+        if self.resume_grace > 0:
+            asyncio.get_running_loop().call_later(self.resume_grace, self._expire, session, epoch)
+        else:
+            self._expire(session, epoch)
+
+    def _expire(self, session: AgentSession, epoch: int) -> None:
+        if session.alive or session.stream_epoch != epoch:
+            return   # resumed in time
+        session.abandon()
+        self._resumable.pop(session.resume_token, None)
+        if self._awaiting.get(session.agent_name) is session:
+            del self._awaiting[session.agent_name]
+        if session.matches:
+            log.info("grace window over; the failure policy takes the seats", session_id=session.session_id,
+                     agent=session.agent_name, running_matches=len(session.matches))
+
+    def awaiting_seat(self, agent_name: str) -> "RemoteSeat":
+        """A seat of a match resumed after a restart. Resume tokens do not survive a restart, so the
+        seats wait, for the grace window, for the agent's next fresh Hello, which takes them all."""
+        session = self._awaiting.get(agent_name)
+        if session is None:
+            session = self._awaiting[agent_name] = AgentSession(_session_id(), agent_name)
+            self._expire_later(session)
+        return RemoteSeat(session)
 
     async def _check_hello(self, hello: pb.Hello, principal: auth.Principal, context) -> None:
         major = hello.protocol_version.split(".")[0]
@@ -219,13 +349,15 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         return pb.Error(code=pb.ERROR_CODE_MALFORMED_MESSAGE, message="empty ConnectRequest: set one field of its oneof")
 
     @staticmethod
-    async def _write(session: AgentSession, context) -> None:
+    async def _write(session: AgentSession, epoch: int, context) -> None:
+        outbox = session.outbox    # this stream's; a stream that takes over gets its own
         while True:
-            message = await session.outbox.get()
+            message = await outbox.get()
             try:
                 await context.write(message)
-            except Exception:   # the stream is gone; the read loop will end the session
-                session.close()
+            except Exception:   # the stream is gone: end its read loop, which detaches the session
+                if session.stream_epoch == epoch and session.stream_task is not None:
+                    session.stream_task.cancel()
                 return
 
 
@@ -242,6 +374,10 @@ def _resolve_games(hello: pb.Hello) -> tuple[dict[str, str | None], list[tuple[s
             continue
         games[offer.game_id] = offer.preset or None
     return games, rejected
+
+
+def _session_id() -> str:
+    return "s_" + secrets.token_hex(8)
 
 
 def _now():

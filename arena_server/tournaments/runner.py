@@ -1,5 +1,7 @@
 """Plays a tournament's schedule: starts each match as soon as its agents have a free slot,
-and replays void matches (void-and-replay policy) up to the replay cap."""
+and replays void matches (void-and-replay policy) up to the replay cap. Where the schedule stands
+is read from the store, so a runner started after a server restart carries on where the last one
+stopped."""
 
 from __future__ import annotations
 
@@ -83,13 +85,10 @@ class TournamentRunner:
     async def run(self) -> None:
         config = self.config
         seatings = config.seatings()
-        queue = list(enumerate(seatings))
-        # The replay cap is per pairing (the group of agents, whatever the seats), as in GTBench:
-        # at most max_replays void matches are replaced before the pairing stops replaying.
-        replays: dict[frozenset[str], int] = {}
-        in_flight: dict[asyncio.Future, tuple[int, MatchRunner]] = {}
-        self.log.info("tournament started", matches=len(seatings), game_id=config.game_id)
         try:
+            queue, in_flight, replays = self._progress(seatings)
+            self.log.info("tournament started", matches=len(seatings), game_id=config.game_id, to_start=len(queue),
+                          running=len(in_flight))
             while queue or in_flight:
                 still_queued = []
                 for index, seating in queue:
@@ -105,10 +104,7 @@ class TournamentRunner:
                 done, _ = await asyncio.wait(list(in_flight), timeout=0.1, return_when=asyncio.FIRST_COMPLETED)
                 for future in done:
                     index, runner = in_flight.pop(future)
-                    replayable = config.rules.on_failure == "void_and_replay" and future.result()["reason"] == "voided"
-                    pairing = frozenset(seatings[index])
-                    if replayable and replays.get(pairing, 0) < config.rules.max_replays:
-                        replays[pairing] = replays.get(pairing, 0) + 1
+                    if self._takes_replay(seatings[index], future.result()["reason"], replays):
                         queue.append((index, seatings[index]))
             self.store.set_tournament_status(self.tournament_id, "finished")
             self.log.info("tournament finished", counts=self.store.tournament_counts(self.tournament_id))
@@ -117,6 +113,46 @@ class TournamentRunner:
         except Exception as e:
             self.log.exception("tournament failed")
             self.store.set_tournament_status(self.tournament_id, "failed", str(e))
+
+    def _progress(self, seatings: list[list[str]]):
+        """(slots to start, matches in flight, replays used per pairing) as the store records them.
+        Slots with the same seating are interchangeable, so each recorded match takes the first open
+        slot of its seating: a finished one closes it, a running one is followed to its end, a void
+        one closes it unless it was replayed. A new tournament has no matches: every slot is open."""
+        open_slots: dict[tuple[str, ...], list[int]] = {}
+        for index, seating in enumerate(seatings):
+            open_slots.setdefault(tuple(seating), []).append(index)
+        replays: dict[frozenset[str], int] = {}
+        in_flight: dict[asyncio.Future, tuple[int, MatchRunner]] = {}
+        recorded = self.store.list_matches(tournament_id=self.tournament_id, limit=1_000_000)
+        # Ended matches in the order they ended (the order the replay cap saw them), then running ones.
+        for match in sorted(recorded, key=lambda m: (m.ended_at is None, m.ended_at or 0.0, m.created_at)):
+            slots = open_slots.get(tuple(match.agent_names))
+            if not slots:
+                self.log.warning("a recorded match fits no open slot of the schedule", match_id=match.match_id)
+            elif match.status == "finished":
+                slots.pop(0)
+            elif match.status == "void":
+                if not self._takes_replay(match.agent_names, match.result["reason"], replays):
+                    slots.pop(0)
+            elif (runner := self.coordinator.running.get(match.match_id)) is not None:
+                in_flight[runner.finished] = (slots.pop(0), runner)
+            else:
+                self.log.warning("a recorded match is neither ended nor running; its slot is played again",
+                                 match_id=match.match_id)
+        queue = sorted((index, seatings[index]) for slots in open_slots.values() for index in slots)
+        return queue, in_flight, replays
+
+    def _takes_replay(self, seating: list[str], reason: str, replays: dict[frozenset[str], int]) -> bool:
+        """Whether a match that ended for `reason` is replayed, counting the replay if so. The cap is
+        per pairing (the group of agents, whatever the seats), as in GTBench: at most max_replays void
+        matches are replaced before the pairing stops replaying."""
+        rules = self.config.rules
+        pairing = frozenset(seating)
+        if rules.on_failure != "void_and_replay" or reason != "voided" or replays.get(pairing, 0) >= rules.max_replays:
+            return False
+        replays[pairing] = replays.get(pairing, 0) + 1
+        return True
 
     def _try_start(self, index: int, seating: list[str], replay: int) -> MatchRunner | None:
         seed = (self.config.seed + index * 1_000_003 + replay * 7_919) % (1 << 63)

@@ -18,7 +18,7 @@ PROTOCOL_VERSION = "1.0"
 
 
 def hello(name: str, version: str, description: str, games: Iterable[tuple[str, str]], max_concurrent_matches: int,
-          join_ladder: bool, capabilities: Iterable[str]) -> pb.ConnectRequest:
+          join_ladder: bool, capabilities: Iterable[str], resume_token: str = "") -> pb.ConnectRequest:
     return pb.ConnectRequest(hello=pb.Hello(
         protocol_version=PROTOCOL_VERSION,
         agent=pb.AgentInfo(name=name, version=version, description=description),
@@ -26,6 +26,7 @@ def hello(name: str, version: str, description: str, games: Iterable[tuple[str, 
         games=[pb.GameOffer(game_id=game_id, preset=preset) for game_id, preset in games],
         max_concurrent_matches=max_concurrent_matches,
         join_ladder=join_ladder,
+        resume_token=resume_token,
     ))
 
 

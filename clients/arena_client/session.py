@@ -4,6 +4,13 @@ The server multiplexes all of the agent's matches over one stream, so the sessio
 in one loop and answers each DecisionRequest (and Probe) in its own task: a slow decision in one
 match never holds up another match or the heartbeats. Everything sent goes through one queue
 because a gRPC stream takes one write at a time.
+
+When the stream drops (the server is unreachable, restarting, or the connection was reset) the
+session opens a new one, with backoff, and presents its resume token: the server then re-sends
+MatchStarted and the public events of every running match, and the pending requests with the time
+they have left. A server that restarted no longer knows the token and refuses it; the session then
+connects with a fresh Hello and the server hands back the agent's seats by name. Re-sent
+MatchStarted and events are not passed to the agent twice.
 """
 
 from __future__ import annotations
@@ -26,6 +33,12 @@ from .agent import Agent, Choice, MatchView, ProbeView, ResultView, WelcomeView
 log = logging.getLogger(__name__)
 
 
+# Stream failures worth a reconnect: the server went away or the connection broke.
+RECONNECTABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+# Detect a dead server on a silent stream: ping every 20 s, give up after 10 s without an answer.
+CHANNEL_OPTIONS = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_timeout_ms", 10_000)]
+
+
 class SessionError(Exception):
     """The session could not start or was ended by the server (unreachable server, refused key,
     unsupported protocol version, dropped stream). `code` is the gRPC status, when there is one."""
@@ -41,15 +54,21 @@ class Session:
 
     games: game ids, or (game id, preset) pairs. name, version and description default to the
     agent's class attributes; the name must be the one the API key was issued for.
-    TLS is used when `secure` is set or `root_certificates` (a PEM file) is given.
-    on_result is called with each finished match, as it ends. A Session runs once.
+    TLS is used when `secure` is set or `root_certificates` (a PEM file) is given; mutual TLS adds
+    `client_certificate` and `client_key` (PEM files).
+    on_result is called with each finished match, as it ends. With `reconnect` (the default), a
+    stream that drops after the handshake is opened again, resuming the session, up to
+    `max_reconnect_attempts` failed attempts in a row, waiting 0.5 s, 1 s, 2 s ... (at most 10 s)
+    between them. A Session runs once.
     """
 
     def __init__(self, agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]], *,
                  name: str | None = None, version: str | None = None, description: str | None = None,
                  max_concurrent_matches: int = 1, join_ladder: bool = True, capabilities: Iterable[str] = (),
                  max_matches: int | None = None, secure: bool = False, root_certificates: str | Path | None = None,
-                 connect_timeout: float = 10.0, on_result: Callable[[ResultView], Any] | None = None):
+                 client_certificate: str | Path | None = None, client_key: str | Path | None = None,
+                 connect_timeout: float = 10.0, on_result: Callable[[ResultView], Any] | None = None,
+                 reconnect: bool = True, max_reconnect_attempts: int = 10):
         self.agent = agent
         self.server = server
         self.games = [(g, "") if isinstance(g, str) else tuple(g) for g in games]
@@ -62,21 +81,52 @@ class Session:
         self.join_ladder = join_ladder
         self.capabilities = list(capabilities)
         self.max_matches = max_matches
-        self.secure = secure or root_certificates is not None
+        if (client_certificate is None) != (client_key is None):
+            raise ValueError("mutual TLS needs both client_certificate and client_key")
+        self.secure = secure or root_certificates is not None or client_certificate is not None
         self.root_certificates = root_certificates
+        self.client_certificate, self.client_key = client_certificate, client_key
         self.connect_timeout = connect_timeout
         self.on_result = on_result
+        self.reconnect = reconnect
+        self.max_reconnect_attempts = max_reconnect_attempts
         self._metadata = (("authorization", f"Bearer {api_key}"),)
-        # The server's Welcome, once the handshake succeeded. Its resume_token is what a reconnect
-        # will send in Hello to take the session's seats back.
+        # The server's latest Welcome. Its resume_token is what a reconnect sends in Hello to take
+        # the session's seats back.
         self.welcome: WelcomeView | None = None
+        self.reconnects = 0                                 # streams opened again after a drop
         self.results: list[ResultView] = []
         self._matches: dict[str, MatchView] = {}            # match id -> view, while the match runs
+        self._seats_started: set[tuple[str, int]] = set()   # (match id, seat) whose MatchStarted was passed on
+        self._last_event: dict[str, int] = {}               # match id -> sequence of the last event passed on
+        self._resume = False                                # present the resume token in the next Hello
+        self._failed_attempts = 0                           # reconnect attempts since the last handshake
         self._outbox: asyncio.Queue[pb.ConnectRequest] = asyncio.Queue()
         self._tasks: set[asyncio.Task] = set()
 
     async def run(self) -> list[ResultView]:
         """Plays until done and returns the finished matches; raises SessionError on failure."""
+        while True:
+            try:
+                await self._stream()
+                return self.results
+            except SessionError as e:
+                if self.welcome is None or not self.reconnect:
+                    raise
+                if e.code == grpc.StatusCode.NOT_FOUND and self._resume:
+                    log.warning("the server cannot resume the session (%s); connecting afresh", e)
+                    self._resume = False
+                    continue
+                if e.code not in RECONNECTABLE or self._failed_attempts >= self.max_reconnect_attempts:
+                    raise
+                delay = min(10.0, 0.5 * 2 ** self._failed_attempts)
+                self._failed_attempts += 1
+                log.warning("%s; reconnecting in %.1f s (attempt %d of %d)", e, delay, self._failed_attempts,
+                            self.max_reconnect_attempts)
+                await asyncio.sleep(delay)
+
+    async def _stream(self) -> None:
+        """One stream, from connecting to its end; raises SessionError when it fails."""
         async with self._channel() as channel:
             try:
                 await asyncio.wait_for(channel.channel_ready(), self.connect_timeout)
@@ -84,31 +134,41 @@ class Session:
                 raise SessionError(f"cannot reach {self.server} within {self.connect_timeout:g} s",
                                    grpc.StatusCode.UNAVAILABLE) from None
             call = agent_service_pb2_grpc.AgentServiceStub(channel).Connect(metadata=self._metadata)
+            self._outbox = asyncio.Queue()     # nothing queued for a dropped stream is sent on a new one
             self._spawn(self._write(call))
+            reconnecting, resuming, handshake_done = self.welcome is not None, self._resume, False
             try:
                 self.welcome = await self._handshake(call)
+                handshake_done, self._resume, self._failed_attempts = True, True, 0
+                if reconnecting:
+                    self.reconnects += 1
+                    log.info("reconnected: session %s %s", self.welcome.session_id,
+                             "resumed" if resuming else "opened afresh")
                 self._spawn(self._heartbeats(self.welcome.heartbeat_interval))
                 await self._serve(call)
             except grpc.aio.AioRpcError as e:
-                stage = "ended the session" if self.welcome else "refused the session"
+                stage = "ended the session" if handshake_done else "refused the session"
                 raise SessionError(f"{self.server} {stage} ({e.code().name}): {e.details()}", e.code()) from e
             finally:
                 call.cancel()
+                # Requests in progress are dropped: a resumed session is sent the pending ones again.
                 tasks = list(self._tasks)
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
-        return self.results
 
     def _channel(self) -> grpc.aio.Channel:
         if not self.secure:
-            return grpc.aio.insecure_channel(self.server)
-        roots = Path(self.root_certificates).read_bytes() if self.root_certificates else None
-        return grpc.aio.secure_channel(self.server, grpc.ssl_channel_credentials(roots))
+            return grpc.aio.insecure_channel(self.server, options=CHANNEL_OPTIONS)
+        roots, key, chain = (Path(f).read_bytes() if f else None
+                             for f in (self.root_certificates, self.client_key, self.client_certificate))
+        return grpc.aio.secure_channel(self.server, grpc.ssl_channel_credentials(roots, key, chain),
+                                       options=CHANNEL_OPTIONS)
 
     def _hello(self) -> pb.ConnectRequest:
         return convert.hello(self.name, self.version, self.description, self.games, self.max_concurrent_matches,
-                             self.join_ladder, self.capabilities)
+                             self.join_ladder, self.capabilities,
+                             resume_token=self.welcome.resume_token if self._resume and self.welcome else "")
 
     async def _write(self, call) -> None:
         """The stream's only writer. It stops quietly when the stream ends; the read loop reports why."""
@@ -149,12 +209,19 @@ class Session:
         elif kind == "match_started":
             match = convert.match_started(message.match_started)
             self._matches[match.match_id] = match
-            await self._notify(self.agent.on_match_start, match)
+            if (match.match_id, match.seat) not in self._seats_started:    # not a resumed session's snapshot
+                self._seats_started.add((match.match_id, match.seat))
+                await self._notify(self.agent.on_match_start, match)
         elif kind == "event":
-            await self._notify(self.agent.on_event, convert.event(message.event))
+            event = convert.event(message.event)
+            if event.sequence > self._last_event.get(event.match_id, -1):
+                self._last_event[event.match_id] = event.sequence
+                await self._notify(self.agent.on_event, event)
         elif kind == "match_ended":
             result = convert.match_ended(message.match_ended)
             self._matches.pop(result.match_id, None)
+            self._seats_started.discard((result.match_id, result.seat))
+            self._last_event.pop(result.match_id, None)
             self.results.append(result)
             if self.on_result is not None:
                 self.on_result(result)

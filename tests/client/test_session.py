@@ -418,3 +418,95 @@ def test_cli_reports_a_refused_key_and_an_unreachable_server(run):
     code, out, err = run(_cli("random", "--server", f"127.0.0.1:{_free_port()}", "--game", "tic_tac_toe",
                                       "--key", KEY, "--connect-timeout", "0.3"))
     assert code == 1 and "cannot reach" in err and "Traceback" not in err
+
+
+class Remembering(Agent):
+    """Records what reaches the agent: a resumed stream's snapshot must not repeat anything."""
+
+    name = "remembering"
+
+    def __init__(self):
+        self.started, self.events, self.requests = [], [], []
+
+    def decide(self, request):
+        self.requests.append((request.match_id, request.decision_id))
+        return Choice(action_id=request.legal_actions[0].id)
+
+    def on_match_start(self, match):
+        self.started.append((match.match_id, match.seat))
+
+    def on_event(self, event):
+        self.events.append((event.match_id, event.sequence))
+
+
+def test_a_dropped_stream_is_resumed_with_the_token_and_a_refused_token_falls_back_to_a_fresh_hello(run):
+    hellos = []
+
+    async def welcome(stream: Stream, token: str) -> None:
+        hellos.append((await stream.recv()).hello)
+        await stream.send(welcome=pb.Welcome(session_id="s1", resume_token=token, protocol_version="1.0",
+                                             accepted_games=["tic_tac_toe"]))
+
+    async def event(stream: Stream, sequence: int) -> None:
+        await stream.send(event=match_pb2.MatchEvent(match_id="m1", sequence=sequence, kind=match_pb2.EVENT_KIND_MOVE))
+
+    async def script(stream: Stream):
+        streams = len(hellos)
+        if streams == 0:          # plays, then the connection breaks while a request is pending
+            await welcome(stream, "t1")
+            await stream.start("m1", seat=0)
+            await event(stream, 0)
+            await stream.ask("m1", 1, seat=0)
+            await stream.context.abort(grpc.StatusCode.UNAVAILABLE, "connection reset")
+        elif streams == 1:        # resumed: the snapshot, then the pending request again
+            await welcome(stream, "t2")
+            await stream.start("m1", seat=0)
+            await event(stream, 0)
+            await event(stream, 1)
+            await stream.ask("m1", 1, seat=0)
+            assert (await stream.recv()).decision.decision_id == 1
+            await stream.context.abort(grpc.StatusCode.UNAVAILABLE, "the server is restarting")
+        elif streams == 2:        # a restarted server no longer knows the token
+            hellos.append((await stream.recv()).hello)
+            await stream.context.abort(grpc.StatusCode.NOT_FOUND, "the resume token is unknown or expired")
+        else:                     # a fresh Hello gets the seat back by name
+            await welcome(stream, "t3")
+            await stream.start("m1", seat=0)
+            await stream.ask("m1", 2, seat=0)
+            assert (await stream.recv()).decision.decision_id == 2
+            await stream.end("m1", seat=0)
+            await asyncio.sleep(10)
+
+    agent = Remembering()
+    session = play(run, script, agent, max_matches=1)
+    assert [h.resume_token for h in hellos] == ["", "t1", "t2", ""]
+    assert session.reconnects == 2 and session.welcome.resume_token == "t3"
+    assert [r.match_id for r in session.results] == ["m1"]
+    assert agent.started == [("m1", 0)] and agent.events == [("m1", 0), ("m1", 1)]
+    assert ("m1", 1) in agent.requests and ("m1", 2) in agent.requests
+
+
+def test_without_reconnect_a_dropped_stream_ends_the_session(run):
+    async def script(stream: Stream):
+        await stream.welcome()
+        await stream.context.abort(grpc.StatusCode.UNAVAILABLE, "connection reset")
+
+    with pytest.raises(SessionError, match="ended the session.*connection reset") as dropped:
+        play(run, script, RandomAgent(), reconnect=False)
+    assert dropped.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_reconnecting_gives_up_after_the_attempt_limit(run):
+    streams = []
+
+    async def script(stream: Stream):
+        streams.append(stream)
+        if len(streams) == 1:
+            await stream.welcome()
+        else:
+            await stream.recv()
+        await stream.context.abort(grpc.StatusCode.UNAVAILABLE, "down for maintenance")
+
+    with pytest.raises(SessionError, match="down for maintenance") as gave_up:
+        play(run, script, RandomAgent(), max_reconnect_attempts=2)
+    assert gave_up.value.code == grpc.StatusCode.UNAVAILABLE and len(streams) == 1 + 2
