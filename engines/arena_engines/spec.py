@@ -61,6 +61,8 @@ class GameSpec:
             default = values[name]
             if isinstance(default, bool) and not isinstance(value, bool):
                 raise ValueError(f"parameter {name!r} of {self.game_id!r} is true or false, not {value!r}")
+            if isinstance(default, str) and not isinstance(value, str):
+                raise ValueError(f"parameter {name!r} of {self.game_id!r} is a string, not {value!r}")
             # Numbers arriving through JSON or a protobuf Struct are floats; keep the default's type.
             if isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float) \
                     and value.is_integer():

@@ -1,0 +1,52 @@
+"""convert.to_struct builds what Struct.update builds, for every view every game produces."""
+
+from __future__ import annotations
+
+import enum
+import random
+
+import pytest
+from google.protobuf import struct_pb2
+
+import arena_engines
+from arena_server.convert import to_struct
+
+
+def _reference(data: dict) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    s.update(data)
+    return s
+
+
+def _views(game_id: str) -> list[dict]:
+    state = arena_engines.load_game(game_id).new_initial_state()
+    rng = random.Random(7)
+    views = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+            continue
+        views += [state.observation_dict(seat) for seat in range(state.num_players)]
+        if state.is_simultaneous_node():
+            state.apply_actions([rng.choice(state.legal_actions(s)) if s in state.current_players() else 0
+                                 for s in range(state.num_players)])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return views + [state.result_details()]
+
+
+@pytest.mark.parametrize("game_id", arena_engines.game_ids())
+def test_every_observation_and_result_converts_as_struct_update_does(game_id):
+    for view in _views(game_id):
+        assert to_struct(view) == _reference(view)
+
+
+def test_edge_values_convert_as_struct_update_does():
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    data = {"empty list": [], "empty dict": {}, "none": None, "yes": True, "no": False, "zero": 0, "half": 0.5,
+            "nested": [[], [1, [2, {"x": "y"}]]], "tuple": (1, "a"), "enum": Level.HIGH, "text": "é\n"}
+    assert to_struct(data) == _reference(data)
+    with pytest.raises(ValueError):
+        to_struct({"object": object()})
