@@ -57,7 +57,7 @@ import re
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_SIDE = 26
@@ -315,13 +315,6 @@ cdef class BreakthroughState(State):
         }
 
 
-def _checked_int(values: dict, name: str, int low, int high) -> int:
-    value = values[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"breakthrough parameter {name!r} must be an integer in {low}-{high}, not {value!r}")
-    return value
-
-
 class Game:
     """Breakthrough for two seats on a rows x columns board."""
 
@@ -329,8 +322,8 @@ class Game:
         if num_players != 2:
             raise ValueError(f"breakthrough takes 2 players, not {num_players}")
         values = dict(parameters)
-        self.rows = _checked_int(values, "rows", 2, MAX_SIDE)
-        self.columns = _checked_int(values, "columns", 2, MAX_SIDE)
+        self.rows = checked_int(values, "rows", 2, MAX_SIDE)
+        self.columns = checked_int(values, "columns", 2, MAX_SIDE)
         self.spec = SPEC
         self.parameters = values
         self.num_players = num_players

@@ -49,7 +49,7 @@ from fractions import Fraction
 from arena_engines.core cimport MAX_ACTIONS, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_PLAYERS = 100
@@ -130,15 +130,6 @@ def gamabench_score(choices, min_value, max_value, ratio) -> dict:
 def _fmt_mean(double value) -> str:
     """An average as GAMA-Bench prints it (50, 54.5), with at most 4 decimals."""
     return f"{value:.4f}".rstrip("0").rstrip(".")
-
-
-def _checked_int(dict values, str name, int low, int high) -> int:
-    value = values[name]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"parameter {name!r} must be an integer, not {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"parameter {name!r} must be in {low}..{high}, not {value}")
-    return value
 
 
 cdef class GuessState(State):
@@ -516,12 +507,12 @@ class Game:
     def __init__(self, parameters: dict, num_players: int):
         values = dict(parameters)
         values["players"] = num_players
-        _checked_int(values, "players", 2, MAX_PLAYERS)
-        _checked_int(values, "rounds", 1, MAX_ROUNDS)
-        low = _checked_int(values, "min_value", 0, MAX_VALUE_LIMIT - 1)
-        _checked_int(values, "max_value", low + 1, min(low + MAX_ACTIONS - 1, MAX_VALUE_LIMIT))
-        _checked_int(values, "ratio_numerator", 0, RATIO_TERM_LIMIT)
-        _checked_int(values, "ratio_denominator", 1, RATIO_TERM_LIMIT)
+        checked_int(values, "players", 2, MAX_PLAYERS)
+        checked_int(values, "rounds", 1, MAX_ROUNDS)
+        low = checked_int(values, "min_value", 0, MAX_VALUE_LIMIT - 1)
+        checked_int(values, "max_value", low + 1, min(low + MAX_ACTIONS - 1, MAX_VALUE_LIMIT))
+        checked_int(values, "ratio_numerator", 0, RATIO_TERM_LIMIT)
+        checked_int(values, "ratio_denominator", 1, RATIO_TERM_LIMIT)
         self.spec = SPEC
         self.parameters = values
         self.num_players = num_players

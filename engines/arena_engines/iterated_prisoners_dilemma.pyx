@@ -62,7 +62,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, State
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     COOPERATE = 0
@@ -386,9 +386,7 @@ cdef class PrisonersDilemmaState(State):
 
 
 def _check_parameters(dict values, int players):
-    rounds = values["max_rounds"]
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
-        raise ValueError(f"parameter 'max_rounds' must be an integer in 1..{MAX_ROUNDS}, not {rounds!r}")
+    checked_int(values, "max_rounds", 1, MAX_ROUNDS)
     p = values["continue_probability"]
     if not _number(p) or not 0.0 <= p <= 1.0:
         raise ValueError(f"parameter 'continue_probability' must be a number in [0, 1], not {p!r}")

@@ -42,7 +42,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     PASS = 0
@@ -316,13 +316,6 @@ cdef class KuhnPokerState(State):
         }
 
 
-def _checked_chips(dict values, str name) -> int:
-    value = values[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CHIPS:
-        raise ValueError(f"parameter {name!r} must be an integer in 1..{MAX_CHIPS}, not {value!r}")
-    return value
-
-
 class Game:
     """Two-player Kuhn poker with validated ante and bet sizes."""
 
@@ -330,8 +323,8 @@ class Game:
         if num_players != 2:
             raise ValueError(f"kuhn_poker takes 2 players, not {num_players}")
         values = dict(parameters)
-        _checked_chips(values, "ante")
-        _checked_chips(values, "bet")
+        checked_int(values, "ante", 1, MAX_CHIPS)
+        checked_int(values, "bet", 1, MAX_CHIPS)
         self.spec = SPEC
         self.parameters = values
         self.num_players = num_players

@@ -46,7 +46,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_DICE_PER_PLAYER = 5
@@ -83,13 +83,6 @@ _BID = r"(\d+)\s*dices?\s*,\s*(\d+)\s*values?"
 _TAG = re.compile(r"<\s*(?:" + _BID + r"|(liar))\s*>", re.IGNORECASE)
 _BARE = re.compile(r"\b" + _BID + r"\b|\b(liar)\b", re.IGNORECASE)
 _OPENSPIEL = re.compile(r"(\d+)\s*-\s*(\d+)")
-
-
-def _checked_int(dict values, str name, int low, int high) -> int:
-    value = values[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"parameter {name!r} must be an integer in {low}..{high}, not {value!r}")
-    return value
 
 
 cdef class LiarsDiceState(State):
@@ -367,8 +360,8 @@ class Game:
         if num_players != 2:
             raise ValueError(f"liars_dice takes 2 players, not {num_players}")
         values = dict(parameters)
-        _checked_int(values, "dice_per_player", 1, MAX_DICE_PER_PLAYER)
-        _checked_int(values, "faces", 2, MAX_FACES)
+        checked_int(values, "dice_per_player", 1, MAX_DICE_PER_PLAYER)
+        checked_int(values, "faces", 2, MAX_FACES)
         self.spec = SPEC
         self.parameters = values
         self.num_players = num_players

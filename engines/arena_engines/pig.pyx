@@ -47,7 +47,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     ROLL = 0
@@ -298,13 +298,6 @@ cdef class PigState(State):
         }
 
 
-def _checked_int(values: dict, name: str, int low, int high) -> int:
-    value = values[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"pig parameter {name!r} must be an integer in {low}-{high}, not {value!r}")
-    return value
-
-
 class Game:
     """Pig for two seats with a target score, a die and a horizon of decisions."""
 
@@ -312,9 +305,9 @@ class Game:
         if num_players != 2:
             raise ValueError(f"pig takes 2 players, not {num_players}")
         values = dict(parameters)
-        self.target = _checked_int(values, "target", 1, MAX_TARGET)
-        self.die_sides = _checked_int(values, "die_sides", 2, MAX_SIDES)
-        self.horizon = _checked_int(values, "horizon", 1, MAX_HORIZON)
+        self.target = checked_int(values, "target", 1, MAX_TARGET)
+        self.die_sides = checked_int(values, "die_sides", 2, MAX_SIDES)
+        self.horizon = checked_int(values, "horizon", 1, MAX_HORIZON)
         self.spec = SPEC
         self.parameters = values
         self.num_players = num_players

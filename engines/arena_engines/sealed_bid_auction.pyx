@@ -92,7 +92,7 @@ from decimal import Decimal, InvalidOperation
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_PLAYERS = 20
@@ -186,15 +186,6 @@ _BID_LINE = re.compile(r"\bplayer_\d+\s*:\s*\$?\s*(-?\d+(?:\.\d*)?)", re.IGNOREC
 _TAG = re.compile(r"<\s*\$?\s*(-?\d+(?:\.\d*)?)\s*>")
 _DOLLARS = re.compile(r"\$\s*(-?\d+(?:\.\d+)?)")
 _BARE = re.compile(r"\$?\s*(-?(?:\d+(?:\.\d*)?|\.\d+))")
-
-
-def _checked_int(dict values, str name, int low, int high) -> int:
-    value = values[name]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"parameter {name!r} must be an integer, not {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"parameter {name!r} must be in {low}..{high}, not {value}")
-    return value
 
 
 def _checked_choice(dict values, str name, tuple choices) -> int:
@@ -803,12 +794,12 @@ class Game:
     def __init__(self, parameters: dict, num_players: int):
         values = dict(parameters)
         values["players"] = num_players
-        _checked_int(values, "players", 2, MAX_PLAYERS)
-        _checked_int(values, "rounds", 1, MAX_ROUNDS)
+        checked_int(values, "players", 2, MAX_PLAYERS)
+        checked_int(values, "rounds", 1, MAX_ROUNDS)
         _checked_choice(values, "price_rule", PRICE_RULES)
-        low = _checked_int(values, "valuation_min", 0, MAX_AMOUNT)
-        high = _checked_int(values, "valuation_max", low, MAX_AMOUNT)
-        step = _checked_int(values, "valuation_step", 1, MAX_AMOUNT)
+        low = checked_int(values, "valuation_min", 0, MAX_AMOUNT)
+        high = checked_int(values, "valuation_max", low, MAX_AMOUNT)
+        step = checked_int(values, "valuation_step", 1, MAX_AMOUNT)
         if (high - low) % step:
             raise ValueError(f"valuation_max - valuation_min ({high - low}) must be a multiple of "
                              f"valuation_step ({step})")
@@ -819,7 +810,7 @@ class Game:
         if _checked_choice(values, "bid_limit", BID_LIMITS) == LIMIT_BELOW_VALUATION and low < 1:
             raise ValueError("bid_limit 'below_valuation' needs valuation_min >= 1 (a valuation of 0 "
                              "would leave no legal bid)")
-        _checked_int(values, "max_bid", 0, MAX_AMOUNT)
+        checked_int(values, "max_bid", 0, MAX_AMOUNT)
         _checked_choice(values, "tie_rule", TIE_RULES)
         if values["decimals"] not in (0, 2) or isinstance(values["decimals"], bool):
             raise ValueError(f"parameter 'decimals' must be 0 or 2, not {values['decimals']!r}")

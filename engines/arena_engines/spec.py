@@ -69,3 +69,12 @@ class GameSpec:
                 value = int(value)
             values[name] = value
         return values
+
+
+def checked_int(values: dict[str, Any], name: str, low: int, high: int) -> int:
+    """values[name] as an integer in [low, high]; a ValueError naming the parameter otherwise.
+    Games call it on their resolved parameters before sizing C arrays from them."""
+    value = values[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"parameter {name!r} must be an integer in {low}..{high}, not {value!r}")
+    return value

@@ -109,7 +109,7 @@ class _Hello:
 @pytest.mark.parametrize("game_id,parameters,message", [
     ("no_such_game", {}, "unknown game 'no_such_game'"),
     ("tic_tac_toe", {"size": 4}, "has no parameter 'size'"),
-    ("guess_two_thirds_average", {"rounds": -5}, "'rounds' must be in 1..100"),
+    ("guess_two_thirds_average", {"rounds": -5}, "'rounds' must be an integer in 1..100"),
     ("guess_two_thirds_average", {"rounds": "many"}, "'rounds' must be an integer"),
     ("nim", {"misere": 1}, "true or false"),
     ("iterated_prisoners_dilemma", {"action_labels": ["c", "d"]}, ""),   # the engine raises TypeError
