@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from arena.v1 import arena_service_pb2 as apb
@@ -61,3 +62,26 @@ def wait_connected(server, *names: str, timeout: float = 20.0) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"agents {names} did not connect")
+
+
+def wait_for(read, count: int = 1, timeout: float = 15.0) -> list:
+    """Polls `read()` until it returns at least `count` items; fails with what it last saw."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = read()
+        if len(found) >= count:
+            return found
+        time.sleep(0.02)
+    raise AssertionError(f"expected {count}, got {read()}")
+
+
+@contextlib.contextmanager
+def agents_running(server, processes: dict):
+    """Yields the agent processes (by agent name) once all have connected; stops them afterwards."""
+    try:
+        wait_connected(server, *processes)
+        yield list(processes.values())
+    finally:
+        for process in processes.values():
+            process.terminate()
+            process.wait(10)

@@ -9,24 +9,18 @@ from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import match_pb2
 
 from ..conftest import agent_process
-from .helpers import matches_of, run_tournament, wait_connected
+from .helpers import agents_running, matches_of, run_tournament
 
 
 @pytest.fixture
 def remote_agents(server):
-    procs = [
-        agent_process(server, "alice", "random", "--game", "connect_four", "--game", "kuhn_poker", "--no-ladder",
-                      "--seed", "3"),
-        agent_process(server, "bob", "mcts", "--game", "tic_tac_toe", "--game", "liars_dice", "--no-ladder",
-                      "--simulations", "1000", "--seed", "4"),
-    ]
-    try:
-        wait_connected(server, "alice", "bob")
+    with agents_running(server, {
+        "alice": agent_process(server, "alice", "random", "--game", "connect_four", "--game", "kuhn_poker",
+                               "--no-ladder", "--seed", "3"),
+        "bob": agent_process(server, "bob", "mcts", "--game", "tic_tac_toe", "--game", "liars_dice", "--no-ladder",
+                             "--simulations", "1000", "--seed", "4"),
+    }) as procs:
         yield procs
-    finally:
-        for p in procs:
-            p.terminate()
-            p.wait(10)
 
 
 def outcomes(server, tournament, agent: str) -> tuple[list[str], list]:

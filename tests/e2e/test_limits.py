@@ -13,7 +13,7 @@ from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import arena_service_pb2_grpc, match_pb2
 
-from .helpers import create_tournament, matches_of, run_tournament, wait_connected
+from .helpers import create_tournament, matches_of, run_tournament, wait_connected, wait_for
 from .scripted import ScriptedAgent
 
 
@@ -21,22 +21,12 @@ def _first_legal(request: pb.DecisionRequest) -> pb.Decision:
     return pb.Decision(match_id=request.match_id, decision_id=request.decision_id, action_id=request.legal_actions[0].id)
 
 
-def _wait_for(read, count: int = 1, timeout: float = 15.0) -> list:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = read()
-        if len(found) >= count:
-            return found
-        time.sleep(0.02)
-    raise AssertionError(f"expected {count}, got {read()}")
-
-
 def test_a_message_over_the_size_limit_ends_the_call_with_resource_exhausted(server):
     """The default limit (4 MiB) holds; the server stays healthy and the agent can come back."""
     key = server.create_key("bulky")
     bulky = ScriptedAgent(server.address, key, "bulky", ["tic_tac_toe"], lambda r: None, join_ladder=False)
     try:
-        _wait_for(lambda: [bulky.welcome] if bulky.welcome else [])
+        wait_for(lambda: [bulky.welcome] if bulky.welcome else [])
         bulky.send(pb.ConnectRequest(decision=pb.Decision(match_id="m_x", decision_id=1, text="x" * (5 << 20))))
         assert bulky.ended.wait(15)
         assert bulky.failure is not None and bulky.failure.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -96,7 +86,7 @@ def test_concurrent_matches_are_capped_over_all_of_an_agents_sessions(server_fac
         return list(stub.ListMatches(apb.ListMatchesRequest(agent_name="greedy", status=match_pb2.MATCH_STATUS_RUNNING),
                                      metadata=server.metadata()).matches)
     try:
-        assert len(_wait_for(running, 2)) >= 2
+        assert len(wait_for(running, 2)) >= 2
         time.sleep(1.5)         # the ladder pairs every 0.05 s: it had many chances to exceed the cap
         assert len(running()) == 2
         assert all(s.failure is None for s in sessions)
@@ -135,21 +125,21 @@ def test_stream_messages_over_the_rate_limit_are_refused_in_band_and_the_stream_
     agent = ScriptedAgent(server.address, server.create_key("chatty"), "chatty", ["tic_tac_toe"], lambda r: None,
                           join_ladder=False)
     try:
-        _wait_for(lambda: [agent.welcome] if agent.welcome else [])
+        wait_for(lambda: [agent.welcome] if agent.welcome else [])
         create_tournament(server, "tic_tac_toe", ["chatty", "random"], per_decision=30)
-        request = _wait_for(lambda: agent.of_kind("decision_request"))[0]
+        request = wait_for(lambda: agent.of_kind("decision_request"))[0]
         for _ in range(30):     # drains the bucket (10, less one for opening the call), and any refill
             agent.send(pb.ConnectRequest(heartbeat=pb.Heartbeat()))
         decision = _first_legal(request)
         agent.send(pb.ConnectRequest(decision=decision))
-        refused = _wait_for(lambda: [e for e in agent.of_kind("error") if e.decision_id == request.decision_id])[0]
+        refused = wait_for(lambda: [e for e in agent.of_kind("error") if e.decision_id == request.decision_id])[0]
         assert refused.code == pb.ERROR_CODE_RATE_LIMITED and refused.match_id == request.match_id
         assert "retry after" in refused.message and "dropped" in refused.message
         limited = [e for e in agent.of_kind("error") if e.code == pb.ERROR_CODE_RATE_LIMITED]
         assert len(limited) >= 15 and len(agent.of_kind("heartbeat")) < 15
         time.sleep(float(refused.message.split("retry after ")[1].split(" s")[0]))
         agent.send(pb.ConnectRequest(decision=decision))   # the same decision, still awaited, is now taken
-        following = _wait_for(lambda: agent.of_kind("decision_request"), count=2)[1]
+        following = wait_for(lambda: agent.of_kind("decision_request"), count=2)[1]
         assert following.match_id == request.match_id and following.decision_id > request.decision_id
         assert (request.seat, decision.action_id) in [(m.seat, m.action_id) for m in following.observation.history]
         assert agent.failure is None

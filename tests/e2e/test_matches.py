@@ -10,23 +10,19 @@ from arena.v1 import match_pb2
 from arena_server.referee import replay_match
 
 from ..conftest import agent_process
-from .helpers import matches_of, run_tournament, wait_connected
+from .helpers import agents_running, matches_of, run_tournament
 
 GAMES = ["tic_tac_toe", "connect_four", "guess_two_thirds_average"]
 
 
 @pytest.fixture
 def two_remote_agents(server):
-    procs = [agent_process(server, name, "random", *sum((["--game", g] for g in GAMES), []), "--no-ladder",
-                           "--concurrency", "4", "--seed", str(i))
-             for i, name in enumerate(["alice", "bob"])]
-    try:
-        wait_connected(server, "alice", "bob")
+    with agents_running(server, {
+        name: agent_process(server, name, "random", *sum((["--game", g] for g in GAMES), []), "--no-ladder",
+                            "--concurrency", "4", "--seed", str(i))
+        for i, name in enumerate(["alice", "bob"])
+    }) as procs:
         yield procs
-    finally:
-        for p in procs:
-            p.terminate()
-            p.wait(10)
 
 
 @pytest.mark.parametrize("game,games_per_pairing,players,parameters", [
@@ -63,7 +59,6 @@ def test_fifty_matches_per_game_are_recorded_rated_and_replayable(server, two_re
                                                metadata=server.metadata())
     assert board.matches_counted == len(matches)
     assert {e.agent_name for e in board.entries} == {"alice", "bob", "random"}
-    assert [e.rank for e in board.entries] == [1, 2, 3]
     for e in board.entries:
         assert e.lower < e.rating < e.upper
         assert e.wins + e.draws + e.losses == e.matches > 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import grpc
 import pytest
@@ -12,7 +11,7 @@ from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import arena_service_pb2_grpc, match_pb2, spectator_service_pb2, spectator_service_pb2_grpc
 
-from .helpers import create_tournament, matches_of, wait_connected, wait_tournament
+from .helpers import create_tournament, matches_of, wait_connected, wait_for, wait_tournament
 from .scripted import ScriptedAgent
 
 
@@ -42,7 +41,7 @@ def test_an_agent_cannot_decide_or_resign_for_another_agents_seat(server):
         intruder.send(pb.ConnectRequest(decision=pb.Decision(
             match_id=request.match_id, decision_id=request.decision_id, action_id=request.legal_actions[-1].id)))
         intruder.send(pb.ConnectRequest(resign=pb.Resign(match_id=request.match_id, seat=request.seat)))
-        errors = _wait_for(lambda: intruder.of_kind("error"), count=2)
+        errors = wait_for(lambda: intruder.of_kind("error"), count=2)
         assert [e.code for e in errors] == [pb.ERROR_CODE_UNKNOWN_MATCH] * 2
         assert all(e.match_id == request.match_id for e in errors)
         # The owner's own key reads the running match like any spectator: public entries only.
@@ -104,11 +103,3 @@ def test_a_spectate_key_reads_and_watches_but_cannot_administer(server):
     channel.close()
 
 
-def _wait_for(read, count: int, timeout: float = 10.0) -> list:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = read()
-        if len(found) >= count:
-            return found
-        time.sleep(0.02)
-    raise AssertionError(f"expected {count}, got {read()}")
