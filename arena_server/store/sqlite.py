@@ -3,11 +3,12 @@
 The match log is append-only and written ahead: the referee appends a decision before it applies
 it, so every match can be replayed (and resumed) from (game, rules version, parameters, seed, log).
 
-On an event loop, log entries are committed in batches, one transaction per turn of the loop: the
-first entry opens it and schedules its commit ahead of everything woken afterwards, so the tasks
-that send what an entry records (stream writers, spectator feeds) run only once it is committed.
-Every other write commits the open batch first, then itself, at once. Off a loop (CLI, tools),
-every write commits at once.
+On an event loop, the writes of running matches (their records and log entries) are committed in
+batches, one transaction per turn of the loop: the first write opens it and schedules its commit
+ahead of everything woken afterwards, so the tasks that send what a write records (stream writers,
+spectator feeds) run only once it is committed. Every other write (agents, keys, tournaments)
+commits the open batch first, then itself, at once. Off a loop (CLI, tools), every write commits at
+once.
 """
 
 from __future__ import annotations
@@ -126,38 +127,43 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
-        self._log_batch_open = False
+        self._batch_open = False
 
     def close(self) -> None:
-        self.commit_log_batch()
+        self.commit_batch()
         self._db.close()
 
-    def commit_log_batch(self) -> None:
-        """Commits the log entries written since the batch opened (nothing when none is open)."""
-        if not self._log_batch_open:
+    def commit_batch(self) -> None:
+        """Commits the match writes made since the batch opened (nothing when none is open)."""
+        if not self._batch_open:
             return
-        self._log_batch_open = False
+        self._batch_open = False
         try:
             self._db.execute("COMMIT")
         except sqlite3.Error:
-            log.exception("committing match-log entries failed; they are lost")
+            log.exception("committing match records and log entries failed; they are lost")
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
 
-    def _open_log_batch(self) -> None:
-        if self._log_batch_open:
+    def _open_batch(self) -> None:
+        if self._batch_open:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
         self._db.execute("BEGIN")
-        self._log_batch_open = True
-        loop.call_soon(self.commit_log_batch)
+        self._batch_open = True
+        loop.call_soon(self.commit_batch)
+
+    def _match_write(self, sql: str, args: tuple) -> None:
+        """A write of a running match: joins this turn's batch (committed at once off a loop)."""
+        self._open_batch()
+        self._db.execute(sql, args)
 
     def _write(self, sql: str, args: tuple) -> None:
-        """A write other than a log entry: committed at once, after the open log batch."""
-        self.commit_log_batch()
+        """Any other write: committed at once, after the open batch."""
+        self.commit_batch()
         self._db.execute(sql, args)
 
     # ---- agents -----------------------------------------------------------------------------
@@ -221,9 +227,11 @@ class Store:
 
     # ---- matches -----------------------------------------------------------------------------
     def add_match(self, m: MatchRecord) -> None:
-        self.commit_log_batch()
-        with self._db:
-            self._db.execute("BEGIN")
+        # A savepoint keeps the record whole: it joins the batch (or, off a loop, commits on release),
+        # and a failed insert is undone without touching the batch's other writes.
+        self._open_batch()
+        self._db.execute("SAVEPOINT add_match")
+        try:
             self._db.execute(
                 "INSERT INTO matches(match_id, tournament_id, game_id, rules_version, parameters, players, seed,"
                 " time_control, failure_policy, status, result, created_at, ended_at)"
@@ -236,12 +244,17 @@ class Store:
                 "INSERT INTO match_agents(match_id, agent_name, seat) VALUES (?, ?, ?)",
                 [(m.match_id, p["agent_name"], p["seat"]) for p in m.players],
             )
+        except BaseException:
+            self._db.execute("ROLLBACK TO add_match")
+            self._db.execute("RELEASE add_match")
+            raise
+        self._db.execute("RELEASE add_match")
 
     def set_match_status(self, match_id: str, status: str) -> None:
-        self._write("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))
+        self._match_write("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))
 
     def finish_match(self, match_id: str, status: str, result: dict[str, Any], ended_at: float) -> None:
-        self._write(
+        self._match_write(
             "UPDATE matches SET status = ?, result = ?, ended_at = ? WHERE match_id = ?",
             (status, json.dumps(result), ended_at, match_id),
         )
@@ -286,7 +299,7 @@ class Store:
     # ---- match log ----------------------------------------------------------------------------
     def append_log(self, match_id: str, seq: int, kind: str, data: dict[str, Any], public: bool) -> float:
         now = time.time()
-        self._open_log_batch()
+        self._open_batch()
         self._db.execute(
             "INSERT INTO match_log(match_id, seq, kind, public, data, time) VALUES (?, ?, ?, ?, ?, ?)",
             (match_id, seq, kind, int(public), json.dumps(data), now),

@@ -1,11 +1,14 @@
 """Match-log entries written on the event loop are committed once per turn of the loop, before any
-task woken after them runs (so before anything they record is sent), and other writes commit at once."""
+task woken after them runs (so before anything they record is sent); so are match records. Other
+writes commit at once."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
 import time
+
+import pytest
 
 from arena_server.store import MatchRecord, Store
 
@@ -48,11 +51,39 @@ def test_entries_are_committed_before_a_task_woken_after_them_runs(tmp_path):
         await asyncio.sleep(0.05)
         store.append_log("m_1", 3, "event", {}, public=True)
         store.finish_match("m_1", "finished", {"reason": "normal"}, time.time())
-        assert _committed(path) == 4     # any other write commits the open batch first, then itself
+        assert _committed(path) == 3 and _status(path, "m_1") == "pending"   # the match's writes share the batch
+        store.ensure_agent("b")
+        assert _committed(path) == 4 and _status(path, "m_1") == "finished"  # other writes commit it, then themselves
         task.cancel()
         return seen
 
     assert asyncio.run(main()) == [3]
+    store.close()
+
+
+def _status(path, match_id: str) -> str:
+    with sqlite3.connect(path) as other:
+        return other.execute("SELECT status FROM matches WHERE match_id = ?", (match_id,)).fetchone()[0]
+
+
+def test_a_match_record_that_fails_is_undone_alone_and_the_batch_still_commits(tmp_path):
+    path = tmp_path / "arena.db"
+    store = Store(path)
+    store.ensure_agent("a")
+
+    async def main() -> None:
+        store.add_match(_record("m_1"))
+        store.append_log("m_1", 0, "start", {}, public=True)
+        with pytest.raises(sqlite3.IntegrityError):
+            store.add_match(_record("m_1"))          # the same id again
+        store.add_match(_record("m_2"))
+        await asyncio.sleep(0)                         # the turn ends: the batch commits
+
+    asyncio.run(main())
+    with sqlite3.connect(path) as other:
+        assert [r[0] for r in other.execute("SELECT match_id FROM matches ORDER BY match_id")] == ["m_1", "m_2"]
+        assert other.execute("SELECT COUNT(*) FROM match_agents").fetchone()[0] == 2
+    assert _committed(path) == 1
     store.close()
 
 
