@@ -1,4 +1,4 @@
-"""Build steps that pyproject.toml cannot express: protobuf stubs and Cython engines.
+"""Build steps that pyproject.toml cannot express: protobuf stubs and Cython modules.
 
 The stubs are generated next to the .proto files (proto/arena/v1/*_pb2*.py) so that the Python
 package `arena.v1` mirrors the protobuf package `arena.v1`. Neither the stubs nor the compiled
@@ -60,4 +60,10 @@ packages = (
     + ["arena_engines", "arena", "arena.v1"]
 )
 
-setup(packages=packages, ext_modules=engine_extensions())
+def server_extensions() -> list[Extension]:
+    # The server's one compiled module: observations as protobuf Struct bytes (arena_server/convert.py).
+    return cythonize([Extension("arena_server.struct_wire", ["arena_server/struct_wire.pyx"], extra_compile_args=["-O3"])],
+                     compiler_directives={"language_level": 3}, quiet=True)
+
+
+setup(packages=packages, ext_modules=engine_extensions() + server_extensions())

@@ -10,6 +10,8 @@ from google.protobuf import json_format, struct_pb2, timestamp_pb2
 from arena.v1 import game_pb2, match_pb2
 from arena_engines import GameSpec
 
+from .struct_wire import encode_struct
+
 DYNAMICS = {"sequential": game_pb2.DYNAMICS_SEQUENTIAL, "simultaneous": game_pb2.DYNAMICS_SIMULTANEOUS}
 CHANCE = {"deterministic": game_pb2.CHANCE_MODE_DETERMINISTIC, "stochastic": game_pb2.CHANCE_MODE_EXPLICIT_STOCHASTIC}
 INFORMATION = {"perfect": game_pb2.INFORMATION_PERFECT, "imperfect": game_pb2.INFORMATION_IMPERFECT}
@@ -36,43 +38,9 @@ END_REASONS = {
 
 
 def to_struct(data: dict[str, Any]) -> struct_pb2.Struct:
-    """Struct from JSON-compatible data; what Struct.update does, twice as fast (it runs for every
-    observation the referee sends)."""
-    s = struct_pb2.Struct()
-    fields = s.fields
-    for key, value in data.items():
-        _set_value(fields[key], value)
-    return s
-
-
-def _set_value(target: struct_pb2.Value, value: Any) -> None:
-    kind = type(value)
-    if kind is str:
-        target.string_value = value
-    elif kind is int or kind is float:
-        target.number_value = value
-    elif kind is bool:
-        target.bool_value = value
-    elif value is None:
-        target.null_value = struct_pb2.NULL_VALUE
-    elif isinstance(value, dict):
-        target.struct_value.SetInParent()
-        fields = target.struct_value.fields
-        for key, item in value.items():
-            _set_value(fields[key], item)
-    elif isinstance(value, (list, tuple)):
-        target.list_value.SetInParent()
-        add = target.list_value.values.add
-        for item in value:
-            _set_value(add(), item)
-    elif isinstance(value, bool):
-        target.bool_value = value
-    elif isinstance(value, (int, float)):
-        target.number_value = value
-    elif isinstance(value, str):
-        target.string_value = value
-    else:
-        raise ValueError(f"{kind.__name__} is not JSON-compatible data")
+    """Struct from JSON-compatible data: what Struct.update builds, several times faster (it runs
+    for every observation the referee sends). ValueError for data that is not JSON-compatible."""
+    return struct_pb2.Struct.FromString(encode_struct(data))
 
 
 def to_value(value: Any) -> struct_pb2.Value:
@@ -105,6 +73,17 @@ def timestamp(seconds: float | None) -> timestamp_pb2.Timestamp | None:
 
 
 def game_spec(spec: GameSpec) -> game_pb2.GameSpec:
+    """The spec as a message; built once per spec (every MatchStarted carries it). Do not modify."""
+    cached = _GAME_SPECS.get(id(spec))
+    if cached is None or cached[0] is not spec:
+        cached = _GAME_SPECS[id(spec)] = (spec, _game_spec(spec))
+    return cached[1]
+
+
+_GAME_SPECS: dict[int, tuple[GameSpec, game_pb2.GameSpec]] = {}
+
+
+def _game_spec(spec: GameSpec) -> game_pb2.GameSpec:
     return game_pb2.GameSpec(
         game_id=spec.game_id, display_name=spec.display_name, rules_version=spec.rules_version,
         min_players=spec.min_players, max_players=spec.max_players, dynamics=DYNAMICS[spec.dynamics],

@@ -17,7 +17,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 stamp=.venv/.arena-build-stamp
-inputs=$(cat pyproject.toml setup.py proto/arena/v1/*.proto engines/arena_engines/*.pyx engines/arena_engines/*.pxd \
+inputs=$(cat pyproject.toml setup.py proto/arena/v1/*.proto engines/arena_engines/*.pyx engines/arena_engines/*.pxd arena_server/*.pyx \
          | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$inputs" ]; then
   echo "installing Arena into .venv (first run or build inputs changed)..." >&2

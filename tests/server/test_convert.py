@@ -1,4 +1,5 @@
-"""convert.to_struct builds what Struct.update builds, for every view every game produces."""
+"""convert.to_struct (the Struct wire encoder) builds what Struct.update builds, for every view every game
+produces and for random JSON-compatible data."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import enum
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from google.protobuf import struct_pb2
 
 import arena_engines
@@ -50,3 +53,22 @@ def test_edge_values_convert_as_struct_update_does():
     assert to_struct(data) == _reference(data)
     with pytest.raises(ValueError):
         to_struct({"object": object()})
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**60, 2**60) | st.floats(allow_nan=False) | st.text(),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(), children, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(), _json, max_size=6))
+def test_random_json_data_converts_as_struct_update_does(data):
+    assert to_struct(data) == _reference(data)
+
+
+@pytest.mark.parametrize("bad", [{1: "integer key"}, {"set": {1, 2}}, {"bytes": b"x"}, {"deep": [[{"x": object()}]]}])
+def test_data_that_is_not_json_is_refused(bad):
+    with pytest.raises(ValueError):
+        to_struct(bad)
