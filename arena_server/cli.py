@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
                              "in-band RATE_LIMITED error (default %(default)g; 0 turns it off)")
     limits.add_argument("--rate-burst", type=float, default=1000.0, metavar="N",
                         help="calls and messages a key may send at once after being idle (default %(default)g)")
+    limits.add_argument("--max-unread-messages", type=int, default=10_000, metavar="N",
+                        help="messages queued for an agent that does not read its stream before the stream is "
+                             "closed with RESOURCE_EXHAUSTED; the session stays resumable (default %(default)d)")
 
     keys = sub.add_parser("keys", help="API keys")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
@@ -184,7 +187,8 @@ def _serve(args) -> int:
                           tls_cert=args.tls_cert, tls_key=args.tls_key, tls_client_ca=args.tls_client_ca,
                           max_message_bytes=args.max_message_bytes,
                           max_concurrent_per_agent=args.max_concurrent_per_agent, rate_limit=args.rate_limit,
-                          rate_burst=args.rate_burst, resume_grace=args.resume_grace)
+                          rate_burst=args.rate_burst, resume_grace=args.resume_grace,
+                          max_unread_messages=args.max_unread_messages)
     try:
         server_credentials(config)
     except ValueError as e:

@@ -46,7 +46,8 @@ class Coordinator:
             ended_at=None,
         )
         self.store.add_match(record)
-        runner = MatchRunner(self.store, record, game, seats, rules, publish=self._publish)
+        runner = MatchRunner(self.store, record, game, seats, rules, publish=self._publish,
+                             watched=self._watchers.__contains__)
         self._launch(runner)
         return runner
 
@@ -68,7 +69,8 @@ class Coordinator:
                 game = arena_engines.load_game(record.game_id, record.parameters, num_players=len(record.players))
                 seats = [HouseSeat(p["agent_name"], record.seed + p["seat"]) if p["house_agent"]
                          else remote_seat(p["agent_name"]) for p in record.players]
-                runner = MatchRunner(self.store, record, game, seats, Rules.of_match(record), publish=self._publish)
+                runner = MatchRunner(self.store, record, game, seats, Rules.of_match(record), publish=self._publish,
+                                     watched=self._watchers.__contains__)
                 runner.restore(entries)
             except Exception as e:
                 log.exception("cannot resume an interrupted match; voided", match_id=record.match_id)
@@ -127,7 +129,11 @@ class Coordinator:
         return queue
 
     def unsubscribe(self, match_id: str, queue: asyncio.Queue) -> None:
-        self._watchers.get(match_id, set()).discard(queue)
+        queues = self._watchers.get(match_id)
+        if queues is not None:
+            queues.discard(queue)
+            if not queues:
+                del self._watchers[match_id]     # unwatched matches build no event messages
 
     def _publish(self, event: match_pb2.MatchEvent) -> None:
         for queue in self._watchers.get(event.match_id, ()):

@@ -150,6 +150,9 @@ class HouseSeat(SeatEndpoint):
             if self._plays(self._game_id):
                 self._policy.start(started)
 
+    def wants_events(self) -> bool:
+        return False    # policies read the requests' observations
+
     async def ask(self, request: pb.DecisionRequest, timeout: float) -> pb.Decision | None:
         if not self._plays(self._game_id):
             # Answering nothing lets the referee's failure policy handle the seat.

@@ -27,6 +27,7 @@ class Matchmaker:
         self.house_agent = house_agent
         self.house_delay = house_delay
         self._rng = random.Random(seed)
+        self._seats_needed: dict[tuple[str, str | None], int] = {}
 
     async def run(self) -> None:
         # Pair when sessions come or go and when a match ends (its seats are free again), and at
@@ -59,8 +60,10 @@ class Matchmaker:
         candidates = [s for s in self.lobby.available(game_id, ladder_only=True) if s.games[game_id] == preset]
         if not candidates:
             return False
-        spec = arena_engines.game_spec(game_id)
-        seats_needed = spec.resolve(preset).get("players", spec.min_players)
+        seats_needed = self._seats_needed.get((game_id, preset))
+        if seats_needed is None:
+            spec = arena_engines.game_spec(game_id)
+            seats_needed = self._seats_needed[(game_id, preset)] = spec.resolve(preset).get("players", spec.min_players)
         group, names = [], set()
         for session in candidates:
             if session.agent_name not in names:

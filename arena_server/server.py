@@ -58,6 +58,7 @@ class ServerConfig:
     max_concurrent_per_agent: int = 0       # matches at once over all of an agent's sessions; 0: no cap
     rate_limit: float = 500.0               # requests and stream messages per second per API key; 0: off
     rate_burst: float = 1000.0
+    max_unread_messages: int = 10_000       # queued for an agent that is not reading its stream
 
 
 class ArenaServer:
@@ -81,7 +82,8 @@ class ArenaServer:
         for name, (description, _) in HOUSE_AGENTS.items():
             self.store.ensure_agent(name, description, house=True)
         agent_service = AgentService(self.store, self.lobby, self.config.server_id, self.config.heartbeat_interval,
-                                     limiter=self.limiter, resume_grace=self.config.resume_grace)
+                                     limiter=self.limiter, resume_grace=self.config.resume_grace,
+                                     max_unread_messages=self.config.max_unread_messages)
         resumed, voided = self.coordinator.resume_interrupted_matches(agent_service.awaiting_seat)
         tournaments = self.arena_service.resume_tournaments()
         if resumed or voided or tournaments:

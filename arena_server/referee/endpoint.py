@@ -29,6 +29,10 @@ class SeatEndpoint(ABC):
         """Seats sharing a key share one connection; match-wide messages go once per key."""
         return id(self)
 
+    def wants_events(self) -> bool:
+        """False when the seat's agent takes no MatchEvent (it sees moves in its requests' history)."""
+        return True
+
     def connected(self) -> bool:
         """False while the agent has no live connection: an unanswered request then counts as a
         disconnect rather than a timeout."""

@@ -90,7 +90,8 @@ class SeatStats:
 
 class MatchRunner:
     def __init__(self, store: Store, record: MatchRecord, game, endpoints: list[SeatEndpoint],
-                 rules: Rules, publish: Callable[[match_pb2.MatchEvent], None] | None = None):
+                 rules: Rules, publish: Callable[[match_pb2.MatchEvent], None] | None = None,
+                 watched: Callable[[str], bool] | None = None):
         self.store = store
         self.record = record
         self.game = game
@@ -98,6 +99,7 @@ class MatchRunner:
         self.endpoints = endpoints
         self.rules = rules
         self.publish = publish or (lambda event: None)
+        self.watched = watched or (lambda match_id: False)     # has spectators now
         self.state = game.new_initial_state()
         self.log = structlog.get_logger("arena.referee").bind(match_id=record.match_id, game_id=record.game_id)
         # Chance outcomes and substituted moves use their own streams, both derived from the seed.
@@ -110,6 +112,7 @@ class MatchRunner:
         self.stats = [SeatStats(seat) for seat in range(len(endpoints))]
         self._resigned: list[int] = []
         self._resumed = False
+        self._started_info: match_pb2.MatchInfo | None = None
         # Decisions a previous process left half made: choices already logged in the current
         # simultaneous round, and refused attempts of the decision each seat was retrying.
         self._round_choices: dict[int, int] = {}
@@ -131,7 +134,8 @@ class MatchRunner:
                 endpoint.notify(self.match_started(seat))
             self._event(match_pb2.EVENT_KIND_MATCH_STARTED, [], f"{self.record.game_id} match started",
                         {"players": [p["agent_name"] for p in self.record.players]})
-            self.log.info("match started", players=[p["agent_name"] for p in self.record.players])
+            # One info line per match, at its end; this one is for debugging.
+            self.log.debug("match started", players=[p["agent_name"] for p in self.record.players])
         try:
             await self._play()
             result = self._normal_result()
@@ -146,9 +150,10 @@ class MatchRunner:
 
     def match_started(self, seat: int) -> pb.ConnectResponse:
         """The MatchStarted a seat receives: at the start, and again in a resumed session's snapshot."""
-        started = convert.match_info(self.record, reveal_seed=False)
-        started.status = match_pb2.MATCH_STATUS_RUNNING
-        return pb.ConnectResponse(match_started=pb.MatchStarted(match=started, seat=seat,
+        if self._started_info is None:     # the same for every seat
+            self._started_info = convert.match_info(self.record, reveal_seed=False)
+            self._started_info.status = match_pb2.MATCH_STATUS_RUNNING
+        return pb.ConnectResponse(match_started=pb.MatchStarted(match=self._started_info, seat=seat,
                                                                 game=convert.game_spec(self.spec)))
 
     def public_events(self) -> list[match_pb2.MatchEvent]:
@@ -386,7 +391,8 @@ class MatchRunner:
         info = convert.match_info(self.record, reveal_seed=True)
         for seat, endpoint in enumerate(self.endpoints):
             endpoint.notify(pb.ConnectResponse(match_ended=pb.MatchEnded(match=info, seat=seat)))
-        self.log.info("match ended", reason=result["reason"], returns=result["returns"], status=status)
+        self.log.info("match ended", players=[p["agent_name"] for p in self.record.players], reason=result["reason"],
+                      returns=result["returns"], status=status)
         if not self.finished.done():
             self.finished.set_result(result)
 
@@ -397,18 +403,25 @@ class MatchRunner:
         return self.store.append_log(self.record.match_id, seq, kind, data, public)
 
     def _event(self, kind: int, seats: list[int], text: str, data: dict[str, Any]) -> None:
-        event = match_pb2.MatchEvent(
-            match_id=self.record.match_id, sequence=self._event_seq, kind=kind, seats=seats, text=text,
-            data=convert.to_struct(data),
-        )
+        sequence = self._event_seq
         self._event_seq += 1
-        at = self._append("event", {"sequence": event.sequence, "kind": kind, "seats": seats, "text": text,
+        at = self._append("event", {"sequence": sequence, "kind": kind, "seats": seats, "text": text,
                                     "data": data}, public=True)
-        event.time.CopyFrom(convert.timestamp(at))
         # An agent holding several seats (self-play) receives each event once.
-        for endpoint in {e.connection_key(): e for e in self.endpoints}.values():
-            endpoint.notify(pb.ConnectResponse(event=event))
-        self.publish(event)
+        recipients = {e.connection_key(): e for e in self.endpoints if e.wants_events()}
+        watched = self.watched(self.record.match_id)
+        if not recipients and not watched:
+            return      # logged; nobody to build the message for
+        event = match_pb2.MatchEvent(
+            match_id=self.record.match_id, sequence=sequence, kind=kind, seats=seats, text=text,
+            data=convert.to_struct(data), time=convert.timestamp(at),
+        )
+        if recipients:
+            message = pb.ConnectResponse(event=event)
+            for endpoint in recipients.values():
+                endpoint.notify(message)
+        if watched:
+            self.publish(event)
 
     def _error(self, endpoint: SeatEndpoint, code: int, decision_id: int, message: str) -> None:
         endpoint.notify(pb.ConnectResponse(error=pb.Error(

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("arena.agent_service")
 
 HELLO_TIMEOUT = 10.0
+NO_MATCH_EVENTS = "no_match_events"     # Hello capability: the agent takes no MatchEvent
 
 
 class AgentSession:
@@ -51,6 +52,7 @@ class AgentSession:
         self.games: dict[str, str | None] = {}              # game id -> preset (None = defaults)
         self.capacity = 1
         self.join_ladder = False
+        self.match_events = True    # MatchEvents wanted (Hello did not declare "no_match_events")
         self.alive = False          # a stream is attached
         self.abandoned = False      # the grace window passed: its seats are left to the failure policy
         self.stream_epoch = 0       # counts attached streams; a stream that was taken over is stale
@@ -68,6 +70,7 @@ class AgentSession:
         self.games = games
         self.capacity = max(1, hello.max_concurrent_matches)
         self.join_ladder = hello.join_ladder
+        self.match_events = NO_MATCH_EVENTS not in hello.capabilities
 
     # ---- streams ----------------------------------------------------------------------------------
     def attach(self) -> int:
@@ -99,8 +102,9 @@ class AgentSession:
         for runner, seats in self.matches.values():
             for seat in sorted(seats):
                 self.send(runner.match_started(seat))
-            for event in runner.public_events():
-                self.send(pb.ConnectResponse(event=event))
+            if self.match_events:
+                for event in runner.public_events():
+                    self.send(pb.ConnectResponse(event=event))
         for ended in self._missed_endings:
             self.send(ended)
         self._missed_endings.clear()
@@ -136,15 +140,16 @@ class AgentSession:
         for a resume (it is re-sent then) until its deadline or the end of the grace window."""
         if self.abandoned:
             return None
-        future = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
         key = (request.match_id, request.decision_id)
         self.pending[key] = (request, future)
         self.send(pb.ConnectResponse(decision_request=request))
+        deadline = loop.call_later(timeout, _answer_none, future)   # lighter than asyncio.wait_for
         try:
-            return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
-            return None
+            return await future
         finally:
+            deadline.cancel()
             self.pending.pop(key, None)
 
     # ---- incoming --------------------------------------------------------------------------------
@@ -191,19 +196,23 @@ class RemoteSeat(SeatEndpoint):
     def connection_key(self) -> object:
         return id(self.session)
 
+    def wants_events(self) -> bool:
+        return self.session.match_events
+
     def connected(self) -> bool:
         return self.session.alive
 
 
 class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
     def __init__(self, store: Store, lobby: "Lobby", server_id: str, heartbeat_interval: float = 10.0,
-                 limiter: RateLimiter | None = None, resume_grace: float = 30.0):
+                 limiter: RateLimiter | None = None, resume_grace: float = 30.0, max_unread_messages: int = 10_000):
         self.store = store
         self.lobby = lobby
         self.server_id = server_id
         self.heartbeat_interval = heartbeat_interval
         self.limiter = limiter or RateLimiter(0, 0)
         self.resume_grace = resume_grace
+        self.max_unread_messages = max_unread_messages
         self._resumable: dict[str, AgentSession] = {}   # resume token -> session, attached or in its grace window
         self._awaiting: dict[str, AgentSession] = {}    # agent name -> seats of matches resumed after a restart
 
@@ -239,6 +248,15 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
                 error = self.limiter.refuse_message(rate_key, message) or self._handle(session, message)
                 if error is not None:
                     session.send(pb.ConnectResponse(error=error))
+                unread = session.outbox.qsize()
+                if unread > self.max_unread_messages:
+                    # What the server sends unasked is bounded by the agent's matches; what grows
+                    # without bound is answers to an agent that sends (heartbeats, refused
+                    # messages) but does not read. Its session stays resumable.
+                    slog.warning("closing a stream whose agent does not read it", unread_messages=unread)
+                    await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                        f"{unread} messages are waiting for this agent to read its stream (at most "
+                                        f"{self.max_unread_messages}); read the stream, then resume the session")
         except asyncio.CancelledError:
             pass
         except grpc.aio.AioRpcError:
@@ -359,6 +377,11 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
                 if session.stream_epoch == epoch and session.stream_task is not None:
                     session.stream_task.cancel()
                 return
+
+
+def _answer_none(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _resolve_games(hello: pb.Hello) -> tuple[dict[str, str | None], list[tuple[str, str]]]:

@@ -56,6 +56,8 @@ class Session:
     agent's class attributes; the name must be the one the API key was issued for.
     TLS is used when `secure` is set or `root_certificates` (a PEM file) is given; mutual TLS adds
     `client_certificate` and `client_key` (PEM files).
+    An agent that does not override `on_event` is sent no MatchEvent ("no_match_events" in Hello):
+    every public move is in its requests' observation history anyway.
     on_result is called with each finished match, as it ends. With `reconnect` (the default), a
     stream that drops after the handshake is opened again, resuming the session, up to
     `max_reconnect_attempts` failed attempts in a row, waiting 0.5 s, 1 s, 2 s ... (at most 10 s)
@@ -80,6 +82,9 @@ class Session:
         self.max_concurrent_matches = max_concurrent_matches
         self.join_ladder = join_ladder
         self.capabilities = list(capabilities)
+        if type(agent).on_event is Agent.on_event and convert.NO_MATCH_EVENTS not in self.capabilities:
+            # The agent ignores events, so the server need not send one per move.
+            self.capabilities.append(convert.NO_MATCH_EVENTS)
         self.max_matches = max_matches
         if (client_certificate is None) != (client_key is None):
             raise ValueError("mutual TLS needs both client_certificate and client_key")

@@ -339,6 +339,19 @@ def test_random_agent_plays_legal_actions_and_sends_nothing_for_text_only_reques
     assert "only accepts free text (a clue)" in caplog.text
 
 
+def test_an_agent_that_ignores_events_declares_no_match_events_and_one_that_reads_them_does_not(run):
+    hellos = []
+
+    async def script(stream: Stream):
+        hellos.append(await stream.welcome())
+        await stream.start("m", seat=0)
+        await stream.end("m", seat=0)
+
+    play(run, script, RandomAgent(seed=1), max_matches=1, capabilities=["probes"])
+    play(run, script, Recorder(threading.Event()), max_matches=1, capabilities=["probes"])
+    assert [list(h.capabilities) for h in hellos] == [["probes", "no_match_events"], ["probes"]]
+
+
 @pytest.mark.parametrize("key,code,message", [
     ("wrong-key", grpc.StatusCode.UNAUTHENTICATED, "unknown API key"),
     (KEY, grpc.StatusCode.PERMISSION_DENIED, "this API key plays as 'alice'"),

@@ -20,7 +20,8 @@ Policy = Callable[[pb.DecisionRequest], "pb.Decision | None"]
 
 class ScriptedAgent:
     def __init__(self, address: str, key: str, name: str, games: list[str], policy: Policy, *,
-                 join_ladder: bool = True, capacity: int = 1, protocol_version: str = "1.0", resume_token: str = ""):
+                 join_ladder: bool = True, capacity: int = 1, protocol_version: str = "1.0", resume_token: str = "",
+                 capabilities: tuple[str, ...] = ()):
         self.received: list[pb.ConnectResponse] = []
         self.ended = threading.Event()
         self.welcome: pb.Welcome | None = None
@@ -31,7 +32,7 @@ class ScriptedAgent:
         stub = agent_service_pb2_grpc.AgentServiceStub(self._channel)
         hello = pb.Hello(protocol_version=protocol_version, agent=pb.AgentInfo(name=name, version="test"),
                          games=[pb.GameOffer(game_id=g) for g in games], max_concurrent_matches=capacity,
-                         join_ladder=join_ladder, resume_token=resume_token)
+                         join_ladder=join_ladder, resume_token=resume_token, capabilities=capabilities)
         self._outbox.put(pb.ConnectRequest(hello=hello))
         metadata = [("authorization", f"Bearer {key}")] if key else []
         self._call = stub.Connect(self._requests(), metadata=metadata)

@@ -11,7 +11,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import arena_service_pb2 as apb
-from arena.v1 import arena_service_pb2_grpc, match_pb2
+from arena.v1 import agent_service_pb2_grpc, arena_service_pb2_grpc, match_pb2
 
 from .helpers import create_tournament, matches_of, run_tournament, wait_connected, wait_for
 from .scripted import ScriptedAgent
@@ -145,3 +145,40 @@ def test_stream_messages_over_the_rate_limit_are_refused_in_band_and_the_stream_
         assert agent.failure is None
     finally:
         agent.close()
+
+
+def test_an_agent_that_sends_but_never_reads_has_its_stream_closed_and_can_resume(server_factory):
+    """Heartbeat answers pile up for an agent that does not read its stream: past the bound the
+    stream ends with RESOURCE_EXHAUSTED, the server stays healthy, and the session resumes."""
+    server = server_factory("--max-unread-messages", "100", "--rate-limit", "0")
+    key = server.create_key("deaf")
+    channel = grpc.insecure_channel(server.address)
+    stub = agent_service_pb2_grpc.AgentServiceStub(channel)
+    hello = pb.ConnectRequest(hello=pb.Hello(protocol_version="1.0", agent=pb.AgentInfo(name="deaf"),
+                                             games=[pb.GameOffer(game_id="tic_tac_toe")], join_ladder=False))
+
+    def flood():
+        yield hello
+        for _ in range(500_000):
+            yield pb.ConnectRequest(heartbeat=pb.Heartbeat())
+
+    responses = stub.Connect(flood(), metadata=[("authorization", f"Bearer {key}")])
+    welcome = next(responses).welcome          # read once, then never again while the flood runs
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "closing a stream whose agent does not read it" not in server.log_path.read_text():
+        time.sleep(0.2)
+    with pytest.raises(grpc.RpcError) as closed:
+        for _ in responses:
+            pass
+    assert closed.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "waiting for this agent to read its stream (at most 100)" in closed.value.details()
+    channel.close()
+    health = health_pb2_grpc.HealthStub(grpc.insecure_channel(server.address))
+    assert health.Check(health_pb2.HealthCheckRequest()).status == health_pb2.HealthCheckResponse.SERVING
+    back = ScriptedAgent(server.address, key, "deaf", ["tic_tac_toe"], _first_legal, join_ladder=False,
+                         resume_token=welcome.resume_token)
+    try:
+        wait_for(lambda: [back.welcome] if back.welcome else [])
+        assert back.welcome.session_id == welcome.session_id and back.failure is None
+    finally:
+        back.close()

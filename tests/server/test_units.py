@@ -125,3 +125,30 @@ def test_gauntlet_pits_the_challenger_against_each_opponent_only():
         assert sum(s[0] == "me" for s in pairing) == sum(s[1] == "me" for s in pairing) == 25
     trios = gauntlet(["me", "a", "b", "c"], 3, 1)
     assert len(trios) == 3 * 3 and all("me" in s for s in trios)
+
+
+@pytest.mark.parametrize("capabilities,events_sent", [((), 2), (("no_match_events",), 0)])
+def test_a_resumed_sessions_snapshot_holds_events_only_for_agents_that_take_them(capabilities, events_sent):
+    import asyncio
+    from types import SimpleNamespace
+
+    from arena.v1 import agent_service_pb2 as pb
+    from arena.v1 import match_pb2
+    from arena_server.service.agent import AgentSession
+
+    runner = SimpleNamespace(
+        match_started=lambda seat: pb.ConnectResponse(match_started=pb.MatchStarted(seat=seat)),
+        public_events=lambda: [match_pb2.MatchEvent(match_id="m", sequence=i) for i in range(2)],
+    )
+
+    async def snapshot() -> list[str]:
+        session = AgentSession("s", "quiet")
+        session.configure(pb.Hello(capabilities=capabilities), {"tic_tac_toe": None})
+        session.hold("m", 1, runner)
+        session.attach()
+        sent = []
+        while not session.outbox.empty():
+            sent.append(session.outbox.get_nowait().WhichOneof("message"))
+        return sent
+
+    assert asyncio.run(snapshot()) == ["match_started"] + ["event"] * events_sent

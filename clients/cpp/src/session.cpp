@@ -136,6 +136,7 @@ arena::v1::ConnectRequest Session::Hello() const {
   }
   hello->set_max_concurrent_matches(options_.concurrency);
   hello->set_join_ladder(options_.join_ladder);
+  hello->add_capabilities("no_match_events");   // moves are read from each request's observation
   return request;
 }
 
@@ -183,7 +184,7 @@ void Session::Dispatch(const arena::v1::ConnectResponse& message, StreamWriter& 
                 << error.match_id() << " decision " << error.decision_id() << ": " << error.message() << "\n";
       break;
     }
-    case arena::v1::ConnectResponse::kEvent:
+    case arena::v1::ConnectResponse::kEvent:      // not sent: Hello declares "no_match_events"
     case arena::v1::ConnectResponse::kHeartbeat:
     case arena::v1::ConnectResponse::kProbe:   // answers are optional and never affect the game
       break;

@@ -154,6 +154,8 @@ export class Session {
       games: o.games.map((game_id) => ({ game_id, preset: o.preset })),
       max_concurrent_matches: o.maxConcurrentMatches,
       join_ladder: o.joinLadder,
+      // This bot reads moves from each request's observation, so it takes no MatchEvent.
+      capabilities: ["no_match_events"],
     };
   }
 
@@ -183,7 +185,7 @@ export class Session {
       case "heartbeat":
         this.options.log.info("heartbeat answered");
         break;
-      case "event":
+      case "event": // not sent: Hello declares "no_match_events"
       case "probe": // only sent to agents whose Hello lists the "probes" capability
         break;
       default:
