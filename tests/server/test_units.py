@@ -152,3 +152,14 @@ def test_a_resumed_sessions_snapshot_holds_events_only_for_agents_that_take_them
         return sent
 
     assert asyncio.run(snapshot()) == ["match_started"] + ["event"] * events_sent
+
+
+def test_match_ids_are_unique_and_sort_in_creation_order_across_milliseconds():
+    import re
+
+    from arena_server.coordinator import _new_match_id
+
+    ids = [_new_match_id() for _ in range(10_000)]
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"m_[0-9a-f]{16}", i) for i in ids)
+    time.sleep(0.002)
+    assert _new_match_id() > max(ids)
