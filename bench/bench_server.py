@@ -6,15 +6,17 @@ In one run, on one machine:
    process, N remote agents (grpc.aio raw stubs, one connection each, two matches at a time so about
    N decisions are in flight) playing tic-tac-toe on the ladder with random legal moves. Decisions
    per second are counted by the agents over a window after a warm-up: every one went through the
-   whole server (matchmaking, referee, engine, write-ahead log, events to both seats).
+   whole server (matchmaking, referee, engine, write-ahead log). The agents declare
+   "no_match_events", as the SDK does for agents that ignore events and the TypeScript and C++
+   bots do; a second arena run has agents that take events (a MatchEvent per move to each seat).
 2. **Bare gRPC**: an in-process grpc.aio server with the same options, serving AgentService.Connect
    with no logic: each Decision it reads is answered by one ConnectResponse holding a real
    tic-tac-toe DecisionRequest captured in run 1. N streams from a second process answer each with
    a Decision of the agents' size. Round trips per second, same window; the target is
-   arena >= 0.6x bare gRPC. A second peer sends, before each DecisionRequest, as many real
-   MatchEvent messages as the arena's agents received per decision in run 1 (every decision also
-   brings each seat the move's public event, and every match its start and end): bare gRPC with
-   the arena's traffic, which separates the cost of the protocol's messages from the server's work.
+   arena >= 0.6x bare gRPC. A second peer also sends the arena's other messages (MatchStarted,
+   MatchEnded, ...: real samples from run 1, in run 1's proportion per decision) spread over its
+   answers: bare gRPC with the arena's traffic, which separates the cost of the protocol's
+   messages from the server's work.
 3. **Referee overhead per decision**, timed inside the server of run 1 (the agent service's methods
    are wrapped here, nothing is added to the server): from the moment a Decision is routed to its
    pending request to the moment the match's next DecisionRequest is handed to the outbox. Under
@@ -52,12 +54,13 @@ GAME = "tic_tac_toe"
 
 # ---- the agents' side (a second process) ------------------------------------------------------
 async def _agent(address: str, name: str, key: str, mode: str, capacity: int, tally: dict, rng: random.Random,
-                 decision_bytes: int) -> None:
+                 decision_bytes: int, match_events: bool) -> None:
     """Plays (random legal moves), echoes (answers every request at once) or holds (never answers)."""
     async with grpc.aio.insecure_channel(address) as channel:
         call = agent_service_pb2_grpc.AgentServiceStub(channel).Connect(metadata=[("authorization", f"Bearer {key}")])
         await call.write(pb.ConnectRequest(hello=pb.Hello(
             protocol_version="1.0", agent=pb.AgentInfo(name=name, version="bench"), games=[pb.GameOffer(game_id=GAME)],
+            capabilities=[] if match_events else ["no_match_events"],
             max_concurrent_matches=capacity, join_ladder=True)))
         # The echo server answers whatever it is sent; the first message starts the ping-pong.
         padding = "x" * max(0, decision_bytes - 30)
@@ -79,7 +82,7 @@ async def agents_main(args) -> None:
     keys = json.loads(Path(args.keys).read_text())
     tally = {"decisions": 0, "messages": 0}
     tasks = [asyncio.create_task(_agent(args.address, name, key, args.mode, args.capacity, tally, random.Random(i),
-                                        args.decision_bytes))
+                                        args.decision_bytes, args.match_events))
              for i, (name, key) in enumerate(keys.items())]
     await asyncio.sleep(args.warmup)
     start, decisions, messages = time.perf_counter(), tally["decisions"], tally["messages"]
@@ -96,13 +99,15 @@ async def agents_main(args) -> None:
 
 
 async def _run_agents(address: str, keys: dict[str, str], mode: str, *, capacity: int, warmup: float,
-                      seconds: float, folder: str, decision_bytes: int = 0) -> asyncio.subprocess.Process:
+                      seconds: float, folder: str, decision_bytes: int = 0,
+                      match_events: bool = False) -> asyncio.subprocess.Process:
     keys_file = Path(folder) / f"keys-{mode}-{len(keys)}.json"
     keys_file.write_text(json.dumps(keys))
     return await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--role", "agents", "--address", address, "--keys", str(keys_file), "--mode", mode,
         "--capacity", str(capacity), "--warmup", str(warmup), "--seconds", str(seconds),
-        "--decision-bytes", str(decision_bytes), stdout=asyncio.subprocess.PIPE)
+        "--decision-bytes", str(decision_bytes), *(["--match-events"] if match_events else []),
+        stdout=asyncio.subprocess.PIPE)
 
 
 async def _result(process: asyncio.subprocess.Process) -> dict:
@@ -115,8 +120,8 @@ async def _result(process: asyncio.subprocess.Process) -> dict:
 # ---- the server's side (this process) ---------------------------------------------------------------
 class RefereeTimer:
     """Wraps AgentSession.on_decision and AgentSession.ask: time from an accepted Decision to the
-    next DecisionRequest of the same match. Also keeps a mid-game request and a move event as
-    samples for the bare gRPC peers."""
+    next DecisionRequest of the same match. Also counts, by kind, the other messages sent to the
+    agents and keeps one of each, and a mid-game request, as samples for the bare gRPC peers."""
 
     def __init__(self):
         from arena_server.service.agent import AgentSession
@@ -125,7 +130,7 @@ class RefereeTimer:
         self.originals = (AgentSession.on_decision, AgentSession.ask, AgentSession.send)
         self.samples: list[float] = []
         self.sample_request: pb.DecisionRequest | None = None
-        self.sample_event = None
+        self.other_messages: dict[str, list] = {}     # kind -> [count, a sample]
         self.decision_sizes: list[int] = []
 
     def __enter__(self) -> "RefereeTimer":
@@ -149,9 +154,11 @@ class RefereeTimer:
             return await ask(session, request, timeout)
 
         def sampling_send(session, message):
-            if timer.sample_event is None and message.WhichOneof("message") == "event" \
-                    and message.event.kind == match_pb2.EVENT_KIND_MOVE:
-                timer.sample_event = message
+            kind = message.WhichOneof("message")
+            if kind == "event":
+                kind = match_pb2.EventKind.Name(message.event.kind)
+            if kind != "decision_request":
+                timer.other_messages.setdefault(kind, [0, message])[0] += 1
             return send(session, message)
 
         self.cls.on_decision, self.cls.ask, self.cls.send = timed_on_decision, timed_ask, sampling_send
@@ -182,36 +189,53 @@ def _keys(server, prefix: str, count: int) -> dict[str, str]:
             for i in range(count)}
 
 
-async def measure_arena(folder: str, agents: int, capacity: int, warmup: float, seconds: float) -> dict:
+async def measure_arena(folder: str, agents: int, capacity: int, warmup: float, seconds: float,
+                        match_events: bool = False) -> dict:
     server, address = await _arena_server(folder, f"arena-{agents}", per_decision=30)
     try:
         with RefereeTimer() as timer:
             process = await _run_agents(address, _keys(server, "agent", agents), "play", capacity=capacity,
-                                        warmup=warmup, seconds=seconds, folder=folder)
+                                        warmup=warmup, seconds=seconds, folder=folder, match_events=match_events)
             result = await _result(process)
             await process.wait()
         p50, p99 = timer.percentiles()
         return {"per_second": result["per_second"], "p50": p50, "p99": p99, "timed": len(timer.samples),
                 "messages_per_decision": result["messages_per_decision"], "sample_request": timer.sample_request,
-                "sample_event": timer.sample_event, "decision_bytes": int(statistics.median(timer.decision_sizes))}
+                "other_messages": timer.other_messages, "decisions_seen": len(timer.decision_sizes), "decision_bytes": int(statistics.median(timer.decision_sizes))}
     finally:
         await server.stop()
 
 
 class EchoAgentService(agent_service_pb2_grpc.AgentServiceServicer):
-    """AgentService.Connect without a server behind it: fixed answers to every Decision read."""
+    """AgentService.Connect without a server behind it: each Decision read is answered with the
+    next list of messages of a fixed cycle (each list ends with a DecisionRequest)."""
 
-    def __init__(self, answers: list[pb.ConnectResponse]):
-        self.answers = answers
+    def __init__(self, cycle: list[list[pb.ConnectResponse]]):
+        self.cycle = cycle
 
     async def Connect(self, request_iterator, context):
+        turn = 0
         async for request in request_iterator:
             if request.WhichOneof("message") == "decision":
-                for answer in self.answers:
+                for answer in self.cycle[turn % len(self.cycle)]:
                     await context.write(answer)
+                turn += 1
 
 
-async def measure_echo(folder: str, streams: int, answers: list[pb.ConnectResponse], decision_bytes: int,
+def arena_traffic(request: pb.ConnectResponse, other_messages: dict[str, list], decisions: int,
+                  length: int = 200) -> list[list[pb.ConnectResponse]]:
+    """A cycle of `length` answers carrying, besides a request each, the arena's other messages
+    (real samples, in the arena's proportions) spread evenly: the arena's traffic, no work."""
+    others = []
+    for count, sample in other_messages.values():
+        others += [sample] * round(count / decisions * length)
+    cycle = [[] for _ in range(length)]
+    for j, message in enumerate(others):
+        cycle[j * length // len(others)].append(message)
+    return [before + [request] for before in cycle]
+
+
+async def measure_echo(folder: str, streams: int, cycle: list[list[pb.ConnectResponse]], decision_bytes: int,
                        warmup: float, seconds: float) -> dict:
     from arena_server.server import ServerConfig
 
@@ -222,7 +246,7 @@ async def measure_echo(folder: str, streams: int, answers: list[pb.ConnectRespon
         ("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_timeout_ms", 10_000),
         ("grpc.http2.min_ping_interval_without_data_ms", 5_000), ("grpc.keepalive_permit_without_calls", 1),
     ])
-    agent_service_pb2_grpc.add_AgentServiceServicer_to_server(EchoAgentService(answers), server)
+    agent_service_pb2_grpc.add_AgentServiceServicer_to_server(EchoAgentService(cycle), server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
@@ -277,25 +301,31 @@ async def main(args) -> None:
         alone = await measure_arena(folder, 2, capacity=1, warmup=1, seconds=args.seconds / 2)
         print(f"alone (2 agents, 1 match): {alone['per_second']:,.0f} decisions/s; referee p50 "
               f"{alone['p50'] * 1e6:,.0f} us, p99 {alone['p99'] * 1e6:,.0f} us ({alone['timed']:,} timed)", flush=True)
-        ratios, traffic_ratios = [], []
+        ratios, traffic_ratios, with_events = [], [], []
         for run in range(args.runs):
             arena = await measure_arena(folder, args.agents, capacity=2, warmup=args.warmup, seconds=args.seconds)
             request = pb.ConnectResponse(decision_request=arena["sample_request"])
-            echo = await measure_echo(folder, args.agents, [request], arena["decision_bytes"], args.warmup,
+            echo = await measure_echo(folder, args.agents, [[request]], arena["decision_bytes"], args.warmup,
                                       args.seconds)
-            events = round(arena["messages_per_decision"]) - 1
-            traffic = await measure_echo(folder, args.agents, [arena["sample_event"]] * events + [request],
+            cycle = arena_traffic(request, arena["other_messages"], arena["decisions_seen"])
+            traffic = await measure_echo(folder, args.agents, cycle,
                                          arena["decision_bytes"], args.warmup, args.seconds)
+            evented = await measure_arena(folder, args.agents, capacity=2, warmup=args.warmup, seconds=args.seconds,
+                                          match_events=True)
             ratios.append(arena["per_second"] / echo["per_second"])
             traffic_ratios.append(arena["per_second"] / traffic["per_second"])
+            with_events.append(evented["per_second"] / echo["per_second"])
             print(f"run {run + 1}: arena {arena['per_second']:,.0f} decisions/s with {args.agents} agents "
                   f"({arena['messages_per_decision']:.2f} messages to the agents per decision) | bare gRPC "
                   f"{echo['per_second']:,.0f} round trips/s ({request.ByteSize()} B answers, {arena['decision_bytes']} B "
-                  f"decisions): {ratios[-1]:.2f}x | bare gRPC with {events} event(s) before each answer "
+                  f"decisions): {ratios[-1]:.2f}x | bare gRPC with the arena's messages "
                   f"{traffic['per_second']:,.0f}/s: {traffic_ratios[-1]:.2f}x | referee p50 {arena['p50'] * 1e6:,.0f} us, "
-                  f"p99 {arena['p99'] * 1e6:,.0f} us ({arena['timed']:,} timed)", flush=True)
+                  f"p99 {arena['p99'] * 1e6:,.0f} us ({arena['timed']:,} timed) | agents taking events: "
+                  f"{evented['per_second']:,.0f} decisions/s ({evented['messages_per_decision']:.2f} messages per "
+                  f"decision): {with_events[-1]:.2f}x", flush=True)
         print(f"arena / bare gRPC ping-pong: median {statistics.median(ratios):.2f}x (target >= 0.6x); arena / bare "
-              f"gRPC with the arena's traffic: median {statistics.median(traffic_ratios):.2f}x; load average now "
+              f"gRPC with the arena's messages: median {statistics.median(traffic_ratios):.2f}x; agents taking events "
+              f"/ bare gRPC ping-pong: median {statistics.median(with_events):.2f}x; load average now "
               f"{os.getloadavg()[0]:.1f}")
 
 
@@ -313,6 +343,7 @@ def parse_args():
     parser.add_argument("--mode", choices=["play", "echo", "hold"], help=argparse.SUPPRESS)
     parser.add_argument("--capacity", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--decision-bytes", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--match-events", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
