@@ -217,11 +217,16 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         self._awaiting: dict[str, AgentSession] = {}    # agent name -> seats of matches resumed after a restart
 
     async def Connect(self, request_iterator, context: grpc.aio.ServicerContext):
-        principal = await auth.require(self.store, context, "play")
-        rate_key = auth.key_from_metadata(context.invocation_metadata())
+        # The first message is read before the key is checked: when a server ends a bidirectional
+        # call while the client is still sending, gRPC's Python client may report INTERNAL
+        # ("Internal error from Core") instead of the status that says what was wrong.
         try:
             first = await asyncio.wait_for(request_iterator.__anext__(), HELLO_TIMEOUT)
         except (asyncio.TimeoutError, StopAsyncIteration):
+            first = None
+        principal = await auth.require(self.store, context, "play")
+        rate_key = auth.key_from_metadata(context.invocation_metadata())
+        if first is None:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"send Hello within {HELLO_TIMEOUT:g} s of connecting")
         if first.WhichOneof("message") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello")

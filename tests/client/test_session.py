@@ -97,10 +97,12 @@ class ScriptedAgentService(agent_service_pb2_grpc.AgentServiceServicer):
 
     async def Connect(self, request_iterator, context):
         metadata = dict(context.invocation_metadata())
+        stream = Stream(request_iterator, context)
         if metadata.get("authorization") != f"Bearer {KEY}":
+            await stream.recv()     # as the arena server does: Hello first, then the refusal
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown API key")
         try:
-            await self.script(Stream(request_iterator, context))
+            await self.script(stream)
         except grpc.aio.AbortError:
             raise
         except Exception as e:
