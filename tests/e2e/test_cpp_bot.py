@@ -6,38 +6,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import match_pb2
 
-from ..conftest import ROOT
-
-PACKAGES = "g++ cmake pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc"
 ENDED_LINE = re.compile(r"(?P<match_id>\S+)  (?P<game>\w+)  seat (?P<seat>\d+)  returns \[(?P<returns>[^\]]*)\]  "
                         r"(?P<reason>\w+)(  .*)?")
-
-
-@pytest.fixture(scope="module")
-def cpp_bot(tmp_path_factory) -> Path:
-    """clients/cpp configured and built into a temporary directory, as a C++ team would build it."""
-    missing = [tool for tool in ("c++", "cmake", "pkg-config", "protoc", "grpc_cpp_plugin") if not shutil.which(tool)]
-    if not missing and subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode != 0:
-        missing.append("the grpc++ and protobuf pkg-config modules")
-    if missing:
-        pytest.fail(f"the C++ toolchain for clients/cpp is missing ({', '.join(missing)}): install the Debian "
-                    f"packages {PACKAGES} (.ci/run does)")
-    build = tmp_path_factory.mktemp("cpp-build")
-    for command in (["cmake", "-S", str(ROOT / "clients" / "cpp"), "-B", str(build)],
-                    ["cmake", "--build", str(build), "-j2"]):
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"{' '.join(command)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
-    return build / "arena-bot"
 
 
 def run_bot(bot: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess:

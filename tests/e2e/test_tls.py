@@ -10,16 +10,6 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from ..conftest import agent_process
-from .certificates import TestCA
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("pki")
-    ca = TestCA(folder)
-    stranger = TestCA(folder, "Some Other CA")
-    return {"ca": ca, "server": ca.issue("localhost", server=True), "client": ca.issue("peer-lab", server=False),
-            "stranger": stranger.issue("impostor", server=False)}
 
 
 def _health(address: str, credentials: grpc.ChannelCredentials | None) -> grpc.StatusCode:

@@ -4,32 +4,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
-
-import pytest
 
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import match_pb2
 
-from ..conftest import ROOT
-
-BOT_DIR = ROOT / "clients" / "typescript"
 GAMES = ("tic_tac_toe", "connect_four")
 MATCH_LINE = re.compile(r"^(m_\w+)  (\w+)  seat (\d+)  returns \[(.*)\]  (\w+)(  .*)?$")
-
-
-@pytest.fixture(scope="module")
-def typescript_bot() -> list[str]:
-    """Installs and builds the bot the way its README says; returns the command that runs it."""
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"`{tool}` is not on PATH: the TypeScript bot test needs Node.js 20+ and npm")
-    for command in (["npm", "ci", "--no-audit", "--no-fund"], ["npm", "run", "build"]):
-        done = subprocess.run(command, cwd=BOT_DIR, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"`{' '.join(command)}` failed in {BOT_DIR}:\n{done.stdout}\n{done.stderr}"
-    return ["node", str(BOT_DIR / "dist" / "main.js")]
 
 
 def run_bot(command: list[str], key: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
