@@ -1,6 +1,6 @@
 // arena-bot: a random Arena agent in C++. Prints one line per ended match and a summary; exits 0
-// when done, 1 when the session fails (unreachable server, refused key, dropped stream), 2 on a bad
-// command line, 130 when interrupted.
+// when done, 1 when the session fails (unreadable TLS files, unreachable server, refused key,
+// dropped stream), 2 on a bad command line, 130 when interrupted.
 #include <atomic>
 #include <csignal>
 #include <cstdlib>

@@ -18,6 +18,10 @@ const char kUsage[] =
     "  --no-ladder               only tournament matches, no ladder pairing\n"
     "  --seed N                  random seed (default: a fresh one, printed with -v)\n"
     "  --connect-timeout SECONDS give up when the server is unreachable this long (default 10)\n"
+    "  --tls                     connect over TLS with the system's root certificates\n"
+    "  --root-certificates PEM   connect over TLS trusting these certificates\n"
+    "  --client-cert PEM         mutual TLS: present this certificate chain\n"
+    "  --client-key PEM          mutual TLS: the client certificate's private key\n"
     "  -v, --verbose             log the session's progress to stderr\n"
     "  -h, --help                show this help\n";
 
@@ -75,6 +79,14 @@ Options ParseOptions(int argc, char** argv, const char* environment_key) {
       options.seed = static_cast<std::uint64_t>(ParseInteger(flag, value(), 0));
     } else if (flag == "--connect-timeout") {
       options.connect_timeout = ParseSeconds(flag, value());
+    } else if (flag == "--tls") {
+      options.tls = true;
+    } else if (flag == "--root-certificates") {
+      options.root_certificates = value();
+    } else if (flag == "--client-cert") {
+      options.client_cert = value();
+    } else if (flag == "--client-key") {
+      options.client_key = value();
     } else if (flag == "-v" || flag == "--verbose") {
       options.verbose = true;
     } else {
@@ -82,6 +94,9 @@ Options ParseOptions(int argc, char** argv, const char* environment_key) {
     }
   }
   if (options.games.empty()) throw UsageError("offer at least one game with --game GAME_ID");
+  if (options.client_cert.empty() != options.client_key.empty()) {
+    throw UsageError("mutual TLS needs both --client-cert and --client-key");
+  }
   if (options.key.empty() && environment_key != nullptr) options.key = environment_key;
   if (options.key.empty()) {
     throw UsageError("an API key is needed: --key KEY or the ARENA_API_KEY environment variable");

@@ -18,8 +18,15 @@ struct Options {
   bool join_ladder = true;
   std::optional<std::uint64_t> seed;     // unset: a fresh seed per run
   double connect_timeout = 10.0;         // seconds
+  bool tls = false;                      // --tls: TLS with the system's root certificates
+  std::string root_certificates;         // PEM file of the CAs to trust; turns TLS on
+  std::string client_cert;               // mutual TLS: PEM certificate chain, with client_key
+  std::string client_key;                // mutual TLS: PEM private key, with client_cert
   bool verbose = false;
   bool help = false;
+
+  // As arena-agent: any of the TLS options turns TLS on.
+  bool Secure() const { return tls || !root_certificates.empty() || !client_cert.empty(); }
 };
 
 // A command line that cannot be run; the message says what to fix.

@@ -2,13 +2,55 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace {
 
 constexpr char kProtocolVersion[] = "1.0";
+
+// Longest wait honoured for a rate-limited decision: a longer one would outlast any decision's
+// deadline anyway.
+constexpr double kMaxResendDelaySeconds = 10;
+
+constexpr char kPlaintextHint[] = "this bot speaks plaintext: if the server uses TLS, add --tls or --root-certificates";
+
+// The contents of the PEM file given with `flag`. A file that cannot be read or holds no PEM
+// block fails the session here, rather than as an obscure TLS handshake failure later.
+std::string ReadPem(const std::string& flag, const std::string& path) {
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  std::string pem;
+  char chunk[4096];
+  size_t size = 0;
+  while (file && (size = std::fread(chunk, 1, sizeof chunk, file.get())) > 0) pem.append(chunk, size);
+  if (!file || std::ferror(file.get())) {
+    throw SessionError(flag + ": cannot read " + path + " (" + std::strerror(errno) + ")");
+  }
+  if (pem.find("-----BEGIN ") == std::string::npos) throw SessionError(flag + ": " + path + " is not a PEM file");
+  return pem;
+}
+
+// The wait a RATE_LIMITED error quotes ("... retry after 0.963 s ..."), at most
+// kMaxResendDelaySeconds; 1 s when it quotes none.
+std::chrono::milliseconds RetryAfter(const std::string& message) {
+  const std::string marker = "retry after ";
+  const size_t at = message.find(marker);
+  double seconds = 1.0;
+  if (at != std::string::npos) {
+    const char* quoted = message.c_str() + at + marker.size();
+    char* end = nullptr;
+    const double value = std::strtod(quoted, &end);
+    if (end != quoted && value >= 0) seconds = std::min(value, kMaxResendDelaySeconds);
+  }
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
+}
 
 const char* StatusCodeName(grpc::StatusCode code) {
   switch (code) {
@@ -63,7 +105,7 @@ void Session::Cancel() {
 }
 
 std::vector<MatchResult> Session::Run() {
-  auto channel = grpc::CreateChannel(options_.server, grpc::InsecureChannelCredentials());
+  auto channel = grpc::CreateChannel(options_.server, Credentials());
   WaitUntilConnected(*channel);
   auto stub = arena::v1::AgentService::NewStub(channel);
   context_.AddMetadata("authorization", "Bearer " + options_.key);
@@ -74,8 +116,9 @@ std::vector<MatchResult> Session::Run() {
   if (!stream->Read(&first)) {
     const grpc::Status status = stream->Finish();
     if (cancelled_) return results_;
+    const std::string hint = status.error_code() == grpc::StatusCode::UNAVAILABLE ? PlaintextHint() : "";
     throw SessionError(options_.server + " refused the session (" + StatusCodeName(status.error_code()) +
-                       "): " + status.error_message());
+                       "): " + status.error_message() + hint);
   }
   std::chrono::milliseconds heartbeat_interval;
   try {
@@ -106,6 +149,24 @@ std::vector<MatchResult> Session::Run() {
   return results_;
 }
 
+std::shared_ptr<grpc::ChannelCredentials> Session::Credentials() const {
+  if (!options_.Secure()) return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions tls;   // no root certificates given: gRPC uses the system's
+  if (!options_.root_certificates.empty()) {
+    tls.pem_root_certs = ReadPem("--root-certificates", options_.root_certificates);
+  }
+  if (!options_.client_cert.empty()) {
+    tls.pem_cert_chain = ReadPem("--client-cert", options_.client_cert);
+    tls.pem_private_key = ReadPem("--client-key", options_.client_key);
+  }
+  return grpc::SslCredentials(tls);
+}
+
+// Appended to an UNAVAILABLE failure before the handshake: the usual cause is a TLS server.
+std::string Session::PlaintextHint() const {
+  return options_.Secure() ? "" : std::string("; ") + kPlaintextHint;
+}
+
 void Session::WaitUntilConnected(grpc::Channel& channel) {
   using Clock = std::chrono::system_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -116,7 +177,8 @@ void Session::WaitUntilConnected(grpc::Channel& channel) {
     if (channel.WaitForConnected(step)) return;
     if (Clock::now() >= deadline) {
       std::ostringstream message;
-      message << "cannot reach " << options_.server << " within " << options_.connect_timeout << " s (UNAVAILABLE)";
+      message << "cannot reach " << options_.server << " within " << options_.connect_timeout << " s (UNAVAILABLE)"
+              << PlaintextHint();
       throw SessionError(message.str());
     }
   }
@@ -169,6 +231,7 @@ void Session::Dispatch(const arena::v1::ConnectResponse& message, StreamWriter& 
       break;
     }
     case arena::v1::ConnectResponse::kMatchEnded: {
+      SetLatestDecision(message.match_ended().match().match_id(), std::nullopt);
       if (Done()) break;   // a match started after the last one asked for; not counted
       results_.push_back(ToResult(message.match_ended()));
       on_result_(results_.back());
@@ -182,6 +245,7 @@ void Session::Dispatch(const arena::v1::ConnectResponse& message, StreamWriter& 
       const auto& error = message.error();
       std::cerr << "arena-bot: server error " << arena::v1::ErrorCode_Name(error.code()) << " for match "
                 << error.match_id() << " decision " << error.decision_id() << ": " << error.message() << "\n";
+      if (error.code() == arena::v1::ERROR_CODE_RATE_LIMITED && !error.match_id().empty()) ResendLater(error, writer);
       break;
     }
     case arena::v1::ConnectResponse::kEvent:      // not sent: Hello declares "no_match_events"
@@ -196,6 +260,7 @@ void Session::Dispatch(const arena::v1::ConnectResponse& message, StreamWriter& 
 void Session::Answer(const arena::v1::DecisionRequest& request, StreamWriter& writer) {
   if (Done()) return;   // the session is closing; the server's failure policy covers this seat
   std::optional<arena::v1::Decision> decision = player_.Decide(request);
+  SetLatestDecision(request.match_id(), decision);
   if (!decision) {
     std::cerr << "arena-bot: match " << request.match_id() << " decision " << request.decision_id()
               << " offers no legal action (only free text: " << request.text_action().description()
@@ -205,6 +270,40 @@ void Session::Answer(const arena::v1::DecisionRequest& request, StreamWriter& wr
   arena::v1::ConnectRequest message;
   *message.mutable_decision() = std::move(*decision);
   writer.Send(std::move(message));
+}
+
+// The server dropped a Decision over the key's rate limit: send the same Decision again once the
+// wait it quotes has passed, unless the match moved on meanwhile (a newer request, or its end).
+// One resend per refusal: a resend the server drops too comes back as a refusal of its own.
+void Session::ResendLater(const arena::v1::Error& refusal, StreamWriter& writer) {
+  std::optional<arena::v1::Decision> decision = LatestDecision(refusal.match_id());
+  if (!decision || decision->decision_id() != refusal.decision_id()) return;
+  const std::chrono::milliseconds delay = RetryAfter(refusal.message());
+  Log("resending match " + refusal.match_id() + " decision " + std::to_string(refusal.decision_id()) + " in " +
+      std::to_string(delay.count()) + " ms");
+  arena::v1::ConnectRequest message;
+  *message.mutable_decision() = std::move(*decision);
+  writer.SendLater(delay, std::move(message),
+                   [this, match_id = refusal.match_id(), decision_id = refusal.decision_id()] {
+                     const std::optional<arena::v1::Decision> latest = LatestDecision(match_id);
+                     return latest && latest->decision_id() == decision_id;
+                   });
+}
+
+void Session::SetLatestDecision(const std::string& match_id, std::optional<arena::v1::Decision> decision) {
+  std::lock_guard<std::mutex> lock(latest_decisions_mutex_);
+  if (decision) {
+    latest_decisions_[match_id] = std::move(*decision);
+  } else {
+    latest_decisions_.erase(match_id);
+  }
+}
+
+std::optional<arena::v1::Decision> Session::LatestDecision(const std::string& match_id) {
+  std::lock_guard<std::mutex> lock(latest_decisions_mutex_);
+  const auto latest = latest_decisions_.find(match_id);
+  if (latest == latest_decisions_.end()) return std::nullopt;
+  return latest->second;
 }
 
 bool Session::Done() const {

@@ -6,7 +6,12 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,8 +33,9 @@ struct MatchResult {
   std::string summary;
 };
 
-// The session could not start or was ended by the server: unreachable server, refused key,
-// unsupported protocol version, dropped stream. The message says which, with the gRPC status.
+// The session could not start or was ended by the server: unreadable TLS files, unreachable
+// server, refused key, unsupported protocol version, dropped stream. The message says which, with
+// the gRPC status when there is one.
 class SessionError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -50,11 +56,16 @@ class Session {
   void Cancel();
 
  private:
+  std::shared_ptr<grpc::ChannelCredentials> Credentials() const;
+  std::string PlaintextHint() const;
   void WaitUntilConnected(grpc::Channel& channel);
   arena::v1::ConnectRequest Hello() const;
   std::chrono::milliseconds AcceptWelcome(const arena::v1::Welcome& welcome);
   void Dispatch(const arena::v1::ConnectResponse& message, StreamWriter& writer);
   void Answer(const arena::v1::DecisionRequest& request, StreamWriter& writer);
+  void ResendLater(const arena::v1::Error& refusal, StreamWriter& writer);
+  void SetLatestDecision(const std::string& match_id, std::optional<arena::v1::Decision> decision);
+  std::optional<arena::v1::Decision> LatestDecision(const std::string& match_id);
   bool Done() const;
   void Log(const std::string& line) const;
 
@@ -64,4 +75,10 @@ class Session {
   grpc::ClientContext context_;
   std::atomic<bool> cancelled_{false};
   std::vector<MatchResult> results_;
+  // The Decision answering each running match's latest request: what the server asks for again
+  // when it drops one over the rate limit. Set on the reading thread, read on the writer's too
+  // (SendLater's still_wanted, under the writer's lock): the lock is held only around the map,
+  // never while calling the StreamWriter.
+  std::mutex latest_decisions_mutex_;
+  std::map<std::string, arena::v1::Decision> latest_decisions_;
 };

@@ -25,6 +25,10 @@ options:
   --no-ladder               only tournament matches, no ladder pairing
   --seed N                  random seed (default: a random one)
   --connect-timeout SECONDS give up when the server is unreachable this long (default 10)
+  --tls                     connect over TLS with the system's root certificates
+  --root-certificates PEM   connect over TLS trusting these certificates
+  --client-cert PEM         mutual TLS: present this certificate chain
+  --client-key PEM          mutual TLS: the client certificate's private key
   --proto-dir DIR           root of the .proto files (default: the repository's proto/)
   -v, --verbose             log the session's progress to stderr
   -h, --help                show this help`;
@@ -40,6 +44,10 @@ const OPTIONS = {
   "no-ladder": { type: "boolean", default: false },
   seed: { type: "string" },
   "connect-timeout": { type: "string", default: "10" },
+  tls: { type: "boolean", default: false },
+  "root-certificates": { type: "string" },
+  "client-cert": { type: "string" },
+  "client-key": { type: "string" },
   "proto-dir": { type: "string", default: path.resolve(__dirname, "..", "..", "..", "proto") },
   verbose: { type: "boolean", short: "v", default: false },
   help: { type: "boolean", short: "h", default: false },
@@ -65,6 +73,11 @@ async function main(argv: string[]): Promise<number> {
   if (!args.game?.length) {
     throw new UsageError("offer at least one game: --game GAME_ID");
   }
+  if ((args["client-cert"] === undefined) !== (args["client-key"] === undefined)) {
+    throw new UsageError("mutual TLS needs both --client-cert and --client-key");
+  }
+  // As arena-agent: any of the TLS options turns TLS on.
+  const secure = args.tls || args["root-certificates"] !== undefined || args["client-cert"] !== undefined;
   const seed = args.seed === undefined ? randomInt(2 ** 31) : integer("--seed", args.seed, 0);
   const log = logger(args.verbose);
   log.info(`seed ${seed}`);
@@ -80,6 +93,13 @@ async function main(argv: string[]): Promise<number> {
     joinLadder: !args["no-ladder"],
     maxMatches: args.matches === undefined ? undefined : integer("--matches", args.matches, 1),
     connectTimeoutSeconds: positive("--connect-timeout", args["connect-timeout"]),
+    tls: secure
+      ? {
+          rootCertificates: args["root-certificates"],
+          clientCertificate: args["client-cert"],
+          clientKey: args["client-key"],
+        }
+      : undefined,
     protoDir: args["proto-dir"],
     player: new RandomPlayer(seed),
     onResult: (result) => console.log(resultLine(result)),

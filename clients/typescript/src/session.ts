@@ -4,6 +4,8 @@
 // one at a time and the stream queues writes in order, so answering a DecisionRequest straight
 // from the "data" handler is safe and never holds up another match: the random choice is instant.
 
+import { readFileSync } from "node:fs";
+
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
@@ -11,7 +13,9 @@ import type { ProtoGrpcType } from "./generated/agent_service";
 import type { AgentServiceClient } from "./generated/arena/v1/AgentService";
 import type { ConnectRequest } from "./generated/arena/v1/ConnectRequest";
 import type { ConnectResponse__Output } from "./generated/arena/v1/ConnectResponse";
+import type { Decision } from "./generated/arena/v1/Decision";
 import type { DecisionRequest__Output } from "./generated/arena/v1/DecisionRequest";
+import type { Error__Output } from "./generated/arena/v1/Error";
 import type { MatchEnded__Output } from "./generated/arena/v1/MatchEnded";
 import type { Welcome__Output } from "./generated/arena/v1/Welcome";
 import type { RandomPlayer } from "./random_player";
@@ -29,6 +33,12 @@ const LOADER_OPTIONS: protoLoader.Options = {
   oneofs: true,
 };
 
+// Longest wait honoured for a rate-limited decision: a longer quote would outlast any decision's
+// deadline anyway.
+const MAX_RESEND_DELAY_SECONDS = 10;
+
+const PLAINTEXT_HINT = "this bot speaks plaintext: if the server uses TLS, add --tls or --root-certificates";
+
 export interface SessionOptions {
   server: string;
   apiKey: string;
@@ -41,6 +51,8 @@ export interface SessionOptions {
   /** Stop after this many matches ended; undefined plays until the server closes the stream. */
   maxMatches?: number;
   connectTimeoutSeconds: number;
+  /** Connect over TLS; undefined for plaintext. */
+  tls?: TlsFiles;
   /** Root of the .proto tree (the directory holding arena/v1/). */
   protoDir: string;
   player: RandomPlayer;
@@ -51,6 +63,15 @@ export interface SessionOptions {
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;
+}
+
+/** PEM files for a TLS connection, each optional. */
+export interface TlsFiles {
+  /** CA certificates that sign the server's certificate; unset: the system's roots. */
+  rootCertificates?: string;
+  /** Mutual TLS: the bot's certificate chain and its private key, both or neither. */
+  clientCertificate?: string;
+  clientKey?: string;
 }
 
 /** One finished match, as the bot reports it. */
@@ -79,6 +100,10 @@ export class Session {
   private call?: grpc.ClientDuplexStream<ConnectRequest, ConnectResponse__Output>;
   private heartbeat?: NodeJS.Timeout;
   private settle?: (error?: SessionError) => void;
+  /** The Decision answering each running match's latest request: what a rate-limited refusal asks for again. */
+  private readonly latestDecisions = new Map<string, Decision>();
+  /** Resends waiting for their delay; cancelled when the session ends. */
+  private readonly resendTimers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly options: SessionOptions) {}
 
@@ -92,7 +117,7 @@ export class Session {
     } catch {
       client.close();
       throw new SessionError(
-        `cannot reach ${server} within ${connectTimeoutSeconds} s (UNAVAILABLE)`,
+        `cannot reach ${server} within ${connectTimeoutSeconds} s (UNAVAILABLE)${this.plaintextHint()}`,
         grpc.status.UNAVAILABLE,
       );
     }
@@ -114,7 +139,28 @@ export class Session {
       throw new SessionError(`cannot load the protocol from ${this.options.protoDir}: ${(e as Error).message}`);
     }
     const proto = grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType;
-    return new proto.arena.v1.AgentService(this.options.server, grpc.credentials.createInsecure());
+    return new proto.arena.v1.AgentService(this.options.server, this.credentials());
+  }
+
+  private credentials(): grpc.ChannelCredentials {
+    const { tls } = this.options;
+    if (tls === undefined) {
+      return grpc.credentials.createInsecure();
+    }
+    const roots = readPem("--root-certificates", tls.rootCertificates);
+    const chain = readPem("--client-cert", tls.clientCertificate);
+    const key = readPem("--client-key", tls.clientKey);
+    try {
+      return grpc.credentials.createSsl(roots, key, chain);
+    } catch (e) {
+      // e.g. a key that does not match the certificate, or PEM text that does not parse
+      throw new SessionError(`cannot use the TLS files: ${(e as Error).message}`);
+    }
+  }
+
+  /** Appended to an UNAVAILABLE failure before the handshake: the usual cause is a TLS server. */
+  private plaintextHint(): string {
+    return this.options.tls === undefined ? `; ${PLAINTEXT_HINT}` : "";
   }
 
   private open(client: AgentServiceClient): void {
@@ -125,8 +171,12 @@ export class Session {
     call.on("data", (message: ConnectResponse__Output) => this.dispatch(message));
     call.on("error", (error: grpc.ServiceError) => {
       const stage = this.welcome ? "ended the session" : "refused the session";
+      const hint = !this.welcome && error.code === grpc.status.UNAVAILABLE ? this.plaintextHint() : "";
       this.finish(
-        new SessionError(`${this.options.server} ${stage} (${grpc.status[error.code]}): ${error.details}`, error.code),
+        new SessionError(
+          `${this.options.server} ${stage} (${grpc.status[error.code]}): ${error.details}${hint}`,
+          error.code,
+        ),
       );
     });
     call.on("end", () => {
@@ -180,6 +230,9 @@ export class Session {
         this.options.log.warn(
           `server error ${error.code} for match ${error.match_id || "-"} decision ${error.decision_id}: ${error.message}`,
         );
+        if (error.code === "ERROR_CODE_RATE_LIMITED" && error.match_id) {
+          this.resendLater(error);
+        }
         break;
       }
       case "heartbeat":
@@ -216,6 +269,7 @@ export class Session {
   private decide(request: DecisionRequest__Output): void {
     const action = this.options.player.choose(request);
     if (action === undefined) {
+      this.latestDecisions.delete(request.match_id);
       // Nothing is sent: the server's failure policy applies, as for any seat that cannot answer.
       this.options.log.warn(
         `match ${request.match_id} decision ${request.decision_id} accepts only free text ` +
@@ -223,13 +277,35 @@ export class Session {
       );
       return;
     }
-    this.send({
-      decision: { match_id: request.match_id, decision_id: request.decision_id, action_id: action.id },
-    });
+    const decision = { match_id: request.match_id, decision_id: request.decision_id, action_id: action.id };
+    this.latestDecisions.set(request.match_id, decision);
+    this.send({ decision });
+  }
+
+  /**
+   * The server dropped a Decision over the key's rate limit: sends the same Decision again once the
+   * wait it quotes has passed, unless the match moved on meanwhile (a newer request, or its end).
+   * One resend per refusal: a resend the server drops too comes back as a refusal of its own.
+   */
+  private resendLater(refusal: Error__Output): void {
+    const decision = this.latestDecisions.get(refusal.match_id);
+    if (decision?.decision_id !== refusal.decision_id) {
+      return;
+    }
+    const seconds = retryAfterSeconds(refusal.message);
+    this.options.log.info(`resending match ${refusal.match_id} decision ${refusal.decision_id} in ${seconds} s`);
+    const timer = setTimeout(() => {
+      this.resendTimers.delete(timer);
+      if (this.latestDecisions.get(refusal.match_id) === decision) {
+        this.send({ decision });
+      }
+    }, seconds * 1000);
+    this.resendTimers.add(timer);
   }
 
   private onMatchEnded(ended: MatchEnded__Output): void {
     const match = ended.match!;
+    this.latestDecisions.delete(match.match_id);
     const result = match.result;
     const outcome: MatchOutcome = {
       matchId: match.match_id,
@@ -259,6 +335,7 @@ export class Session {
     }
     this.settle = undefined;
     clearInterval(this.heartbeat);
+    this.resendTimers.forEach(clearTimeout);
     this.call?.cancel();
     this.client?.close();
     settle(error);
@@ -269,6 +346,30 @@ function waitForReady(client: grpc.Client, timeoutSeconds: number): Promise<void
   return new Promise((resolve, reject) =>
     client.waitForReady(Date.now() + timeoutSeconds * 1000, (error) => (error ? reject(error) : resolve())),
   );
+}
+
+/** Reads an optional PEM file named by `option`; a missing or non-PEM file is a SessionError. */
+function readPem(option: string, file: string | undefined): Buffer | null {
+  if (file === undefined) {
+    return null;
+  }
+  let pem: Buffer;
+  try {
+    pem = readFileSync(file);
+  } catch (e) {
+    // "ENOENT: no such file or directory, open 'ca.pem'" -> "ENOENT: no such file or directory"
+    throw new SessionError(`${option}: cannot read ${file} (${(e as Error).message.split(",")[0]})`);
+  }
+  if (!pem.includes("-----BEGIN ")) {
+    throw new SessionError(`${option}: ${file} is not a PEM file`);
+  }
+  return pem;
+}
+
+/** The wait a RATE_LIMITED message quotes ("... retry after 0.963 s ..."), clamped; 1 s when it quotes none. */
+function retryAfterSeconds(message: string): number {
+  const quoted = /retry after (\d+(?:\.\d+)?) s/.exec(message);
+  return quoted ? Math.min(Number(quoted[1]), MAX_RESEND_DELAY_SECONDS) : 1;
 }
 
 function now(): { seconds: number; nanos: number } {
