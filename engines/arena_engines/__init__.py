@@ -58,12 +58,9 @@ def load_game(game_id: str, parameters: dict[str, Any] | None = None, *, preset:
     module = _module(game_id)
     spec: GameSpec = module.SPEC
     values = spec.resolve(preset, parameters)
-    if num_players is not None and "players" in values:
-        # Variable-player games carry the count as a parameter; an explicit count wins.
-        values["players"] = num_players
+    # Variable-player games carry the count as a parameter; an explicit count wins. The Game checks
+    # it against the spec.
     players = num_players if num_players is not None else values.get("players", spec.min_players)
-    if not spec.min_players <= players <= spec.max_players:
-        raise ValueError(f"{game_id} takes {spec.min_players}-{spec.max_players} players, not {players}")
     return module.Game(values, players)
 
 

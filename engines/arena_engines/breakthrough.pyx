@@ -57,7 +57,7 @@ import re
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import last_match
-from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_SIDE = 26
@@ -315,28 +315,19 @@ cdef class BreakthroughState(State):
         }
 
 
-class Game:
+class Game(GameBase):
     """Breakthrough for two seats on a rows x columns board."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        if num_players != 2:
-            raise ValueError(f"breakthrough takes 2 players, not {num_players}")
-        values = dict(parameters)
-        self.rows = checked_int(values, "rows", 2, MAX_SIDE)
-        self.columns = checked_int(values, "columns", 2, MAX_SIDE)
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
+        super().__init__(parameters, num_players)
+        self.rows = checked_int(self.parameters, "rows", 2, MAX_SIDE)
+        self.columns = checked_int(self.parameters, "columns", 2, MAX_SIDE)
 
     def new_initial_state(self) -> BreakthroughState:
         return BreakthroughState(self, self.rows, self.columns)
 
     def state_from_view(self, player: int, view: dict) -> BreakthroughState:
         """The state seat `player` observes: a replay of the move history (perfect information)."""
-        state = self.new_initial_state()
-        for seat, action in view["history"]:
-            if seat != state.current_player():
-                raise ValueError(f"history out of turn: seat {seat} moved when seat "
-                                 f"{state.current_player()} was to move")
-            state.apply_action(action)
-        return state
+        return self.replay(view["history"])

@@ -38,7 +38,7 @@ import re
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import last_match
-from arena_engines.spec import GameSpec, Preset
+from arena_engines.spec import GameBase, GameSpec, Preset
 
 cdef enum:
     ROWS = 6
@@ -223,15 +223,10 @@ cdef class ConnectFourState(State):
         return {"winner": self.winner if self.winner >= 0 else None, "moves": self.filled}
 
 
-class Game:
+class Game(GameBase):
     """Connect Four for exactly two seats; it has no rule parameters."""
 
-    def __init__(self, parameters: dict, num_players: int):
-        if num_players != 2:
-            raise ValueError(f"connect_four takes 2 players, not {num_players}")
-        self.spec = SPEC
-        self.parameters = dict(parameters)
-        self.num_players = num_players
+    spec = SPEC
 
     def new_initial_state(self) -> ConnectFourState:
         return ConnectFourState(self)

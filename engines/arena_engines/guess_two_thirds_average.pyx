@@ -49,7 +49,7 @@ from fractions import Fraction
 from arena_engines.core cimport MAX_ACTIONS, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat
-from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_PLAYERS = 100
@@ -501,21 +501,19 @@ cdef class GuessState(State):
                                Fraction(self.ratio_num, self.ratio_den))
 
 
-class Game:
+class Game(GameBase):
     """Guess R of the average with validated parameters; `num_players` sets the "players" value."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        values = dict(parameters)
-        values["players"] = num_players
-        checked_int(values, "players", 2, MAX_PLAYERS)
+        super().__init__(parameters, num_players)
+        values = self.parameters
         checked_int(values, "rounds", 1, MAX_ROUNDS)
         low = checked_int(values, "min_value", 0, MAX_VALUE_LIMIT - 1)
         checked_int(values, "max_value", low + 1, min(low + MAX_ACTIONS - 1, MAX_VALUE_LIMIT))
         checked_int(values, "ratio_numerator", 0, RATIO_TERM_LIMIT)
         checked_int(values, "ratio_denominator", 1, RATIO_TERM_LIMIT)
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
 
     def new_initial_state(self) -> GuessState:
         return GuessState(self)

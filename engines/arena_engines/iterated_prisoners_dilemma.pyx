@@ -62,7 +62,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, State
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     COOPERATE = 0
@@ -402,19 +402,16 @@ def _check_parameters(dict values, int players):
         raise ValueError(f"parameter 'payoffs' must hold finite numbers within +-{MAX_ABS_PAYOFF:g}; got {table!r}")
 
 
-class Game:
+class Game(GameBase):
     """The n-player iterated prisoner's dilemma; `num_players` sets the "players" value."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        if not 2 <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"iterated_prisoners_dilemma takes 2-{MAX_PLAYERS} players, not {num_players}")
-        values = dict(parameters)
-        values["players"] = num_players
+        super().__init__(parameters, num_players)
+        values = self.parameters
         _check_parameters(values, num_players)
         values["payoffs"] = [list(row) for row in values["payoffs"]]
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
 
     def new_initial_state(self) -> PrisonersDilemmaState:
         return PrisonersDilemmaState(self)

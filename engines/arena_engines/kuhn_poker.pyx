@@ -42,7 +42,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     PASS = 0
@@ -316,18 +316,15 @@ cdef class KuhnPokerState(State):
         }
 
 
-class Game:
+class Game(GameBase):
     """Two-player Kuhn poker with validated ante and bet sizes."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        if num_players != 2:
-            raise ValueError(f"kuhn_poker takes 2 players, not {num_players}")
-        values = dict(parameters)
-        checked_int(values, "ante", 1, MAX_CHIPS)
-        checked_int(values, "bet", 1, MAX_CHIPS)
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
+        super().__init__(parameters, num_players)
+        checked_int(self.parameters, "ante", 1, MAX_CHIPS)
+        checked_int(self.parameters, "bet", 1, MAX_CHIPS)
 
     def utility_bounds(self) -> tuple:
         """(min, max) return under these stakes: a called bet moves ante + bet chips."""

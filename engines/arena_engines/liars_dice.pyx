@@ -46,7 +46,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_DICE_PER_PLAYER = 5
@@ -353,18 +353,15 @@ cdef class LiarsDiceState(State):
         }
 
 
-class Game:
+class Game(GameBase):
     """Two-player Liar's dice with validated dice count and faces."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        if num_players != 2:
-            raise ValueError(f"liars_dice takes 2 players, not {num_players}")
-        values = dict(parameters)
-        checked_int(values, "dice_per_player", 1, MAX_DICE_PER_PLAYER)
-        checked_int(values, "faces", 2, MAX_FACES)
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
+        super().__init__(parameters, num_players)
+        checked_int(self.parameters, "dice_per_player", 1, MAX_DICE_PER_PLAYER)
+        checked_int(self.parameters, "faces", 2, MAX_FACES)
 
     def new_initial_state(self) -> LiarsDiceState:
         return LiarsDiceState(self)

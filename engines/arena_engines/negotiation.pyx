@@ -88,7 +88,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below, rng_uniform
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset
 
 cdef enum:
     NUM_ITEMS = 3
@@ -846,13 +846,14 @@ cdef class NegotiationState(State):
         }
 
 
-class Game:
+class Game(GameBase):
     """Two-player negotiation with validated parameters."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        if num_players != 2:
-            raise ValueError(f"negotiation takes 2 players, not {num_players}")
-        values = dict(parameters)
+        super().__init__(parameters, num_players)
+        values = self.parameters
         for name, choices in (("instances", INSTANCES), ("utterances", UTTERANCES)):
             if values[name] not in choices:
                 raise ValueError(f"parameter {name!r} must be one of {', '.join(choices)}, not {values[name]!r}")
@@ -868,9 +869,6 @@ class Game:
                 or len({_singular(n).lower() for n in names}) != NUM_ITEMS:
             raise ValueError(f"parameter 'item_names' must name {NUM_ITEMS} different item types separated by "
                              f"commas, not {values['item_names']!r}")
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
         self.item_names = tuple(names)
 
     def new_initial_state(self) -> NegotiationState:

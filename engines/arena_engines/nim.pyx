@@ -39,7 +39,7 @@ import re
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset
 
 cdef enum:
     MAX_PILES = 64
@@ -247,27 +247,18 @@ def _checked_piles(value) -> list:
     return piles
 
 
-class Game:
+class Game(GameBase):
     """Nim for two seats with the given piles, misère or normal play."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        if num_players != 2:
-            raise ValueError(f"nim takes 2 players, not {num_players}")
-        values = dict(parameters)
-        values["piles"] = _checked_piles(values["piles"])
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
+        super().__init__(parameters, num_players)
+        self.parameters["piles"] = _checked_piles(self.parameters["piles"])
 
     def new_initial_state(self) -> NimState:
         return NimState(self, self.parameters["piles"], self.parameters["misere"])
 
     def state_from_view(self, player: int, view: dict) -> NimState:
         """The state seat `player` observes: a replay of the move history (perfect information)."""
-        state = self.new_initial_state()
-        for seat, action in view["history"]:
-            if seat != state.current_player():
-                raise ValueError(f"history out of turn: seat {seat} moved when seat "
-                                 f"{state.current_player()} was to move")
-            state.apply_action(action)
-        return state
+        return self.replay(view["history"])

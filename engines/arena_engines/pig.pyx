@@ -47,7 +47,7 @@ import re
 from arena_engines.core cimport CHANCE_PLAYER, State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     ROLL = 0
@@ -298,29 +298,20 @@ cdef class PigState(State):
         }
 
 
-class Game:
+class Game(GameBase):
     """Pig for two seats with a target score, a die and a horizon of decisions."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        if num_players != 2:
-            raise ValueError(f"pig takes 2 players, not {num_players}")
-        values = dict(parameters)
-        self.target = checked_int(values, "target", 1, MAX_TARGET)
-        self.die_sides = checked_int(values, "die_sides", 2, MAX_SIDES)
-        self.horizon = checked_int(values, "horizon", 1, MAX_HORIZON)
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
+        super().__init__(parameters, num_players)
+        self.target = checked_int(self.parameters, "target", 1, MAX_TARGET)
+        self.die_sides = checked_int(self.parameters, "die_sides", 2, MAX_SIDES)
+        self.horizon = checked_int(self.parameters, "horizon", 1, MAX_HORIZON)
 
     def new_initial_state(self) -> PigState:
         return PigState(self, self.target, self.die_sides, self.horizon)
 
     def state_from_view(self, player: int, view: dict) -> PigState:
         """The state seat `player` observes: a replay of the history, die outcomes included."""
-        state = self.new_initial_state()
-        for seat, action in view["history"]:
-            if seat != state.current_player():
-                raise ValueError(f"history out of turn: seat {seat} moved when seat "
-                                 f"{state.current_player()} was to move")
-            state.apply_action(action)
-        return state
+        return self.replay(view["history"])

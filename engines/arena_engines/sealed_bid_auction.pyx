@@ -92,7 +92,7 @@ from decimal import Decimal, InvalidOperation
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
     MAX_PLAYERS = 20
@@ -788,13 +788,14 @@ cdef class AuctionState(State):
         return {"rounds": rounds, "returns": self.returns(), "decimals": self.decimals}
 
 
-class Game:
+class Game(GameBase):
     """A sealed-bid auction with validated parameters; `num_players` sets the "players" value."""
 
+    spec = SPEC
+
     def __init__(self, parameters: dict, num_players: int):
-        values = dict(parameters)
-        values["players"] = num_players
-        checked_int(values, "players", 2, MAX_PLAYERS)
+        super().__init__(parameters, num_players)
+        values = self.parameters
         checked_int(values, "rounds", 1, MAX_ROUNDS)
         _checked_choice(values, "price_rule", PRICE_RULES)
         low = checked_int(values, "valuation_min", 0, MAX_AMOUNT)
@@ -817,9 +818,6 @@ class Game:
         _checked_choice(values, "reward", REWARDS)
         if not isinstance(values["snap_bids"], bool):
             raise ValueError(f"parameter 'snap_bids' must be true or false, not {values['snap_bids']!r}")
-        self.spec = SPEC
-        self.parameters = values
-        self.num_players = num_players
 
     def new_initial_state(self) -> AuctionState:
         return AuctionState(self)

@@ -78,3 +78,35 @@ def checked_int(values: dict[str, Any], name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"parameter {name!r} must be an integer in {low}..{high}, not {value!r}")
     return value
+
+
+class GameBase:
+    """What every game's `Game` shares: its spec (a class attribute), its resolved parameters and
+    its seat count. The count is checked against the spec here, so the spec alone states it; a game
+    with a "players" parameter gets the count there too. Subclasses validate `self.parameters`
+    after calling this."""
+
+    spec: GameSpec
+
+    def __init__(self, parameters: dict[str, Any], num_players: int):
+        spec = self.spec
+        if isinstance(num_players, bool) or not isinstance(num_players, int) \
+                or not spec.min_players <= num_players <= spec.max_players:
+            counts = (str(spec.min_players) if spec.min_players == spec.max_players
+                      else f"{spec.min_players}-{spec.max_players}")
+            raise ValueError(f"{spec.game_id} takes {counts} players, not {num_players}")
+        self.parameters = dict(parameters)
+        if "players" in self.parameters:
+            self.parameters["players"] = num_players
+        self.num_players = num_players
+
+    def replay(self, history):
+        """The state after the (seat, action) pairs of `history` from the start, each checked to be
+        played in turn: state_from_view for games whose views carry the whole history."""
+        state = self.new_initial_state()
+        for seat, action in history:
+            if seat != state.current_player():
+                raise ValueError(f"history out of turn: seat {seat} moved when seat "
+                                 f"{state.current_player()} was to move")
+            state.apply_action(action)
+        return state
