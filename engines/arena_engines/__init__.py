@@ -41,7 +41,8 @@ def game_ids() -> list[str]:
     return sorted(_games())
 
 
-def _module(game_id: str):
+def game_module(game_id: str):
+    """The module that implements `game_id` (its SPEC, Game and module-level helpers)."""
     try:
         return _games()[game_id]
     except KeyError:
@@ -49,13 +50,13 @@ def _module(game_id: str):
 
 
 def game_spec(game_id: str) -> GameSpec:
-    return _module(game_id).SPEC
+    return game_module(game_id).SPEC
 
 
 def load_game(game_id: str, parameters: dict[str, Any] | None = None, *, preset: str | None = None,
               num_players: int | None = None):
     """A Game with parameters resolved as defaults < preset < `parameters`."""
-    module = _module(game_id)
+    module = game_module(game_id)
     spec: GameSpec = module.SPEC
     values = spec.resolve(preset, parameters)
     # Variable-player games carry the count as a parameter; an explicit count wins. The Game checks
@@ -64,4 +65,4 @@ def load_game(game_id: str, parameters: dict[str, Any] | None = None, *, preset:
     return module.Game(values, players)
 
 
-__all__ = ["GameSpec", "Parameter", "Preset", "game_ids", "game_spec", "load_game"]
+__all__ = ["GameSpec", "Parameter", "Preset", "game_ids", "game_module", "game_spec", "load_game"]

@@ -91,6 +91,9 @@ SPEC = GameSpec(
     accepts_text_actions=True,
 )
 
+# Playthroughs (arena_engines.playthrough) stay short enough to read.
+PLAYTHROUGH_OVERRIDES = {None: {"players": 3, "rounds": 3}}
+
 _MISSING = object()
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # For JSON-like answers that json.loads refuses (single quotes, unquoted keys, trailing commas).

@@ -20,19 +20,12 @@ import random
 import sys
 from pathlib import Path
 
-from . import game_ids, game_spec, load_game
+from . import game_ids, game_module, game_spec, load_game
 from .core import CHANCE
 
 # Where the golden files live when the package runs from the source tree (editable install).
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "tests" / "playthroughs"
 SEED = 1
-# Parameter overrides that keep a playthrough short enough to read, by (game, preset); a preset of
-# None applies to every preset of the game.
-OVERRIDES = {
-    ("guess_two_thirds_average", None): {"players": 3, "rounds": 3},
-    ("sealed_bid_auction", "gamabench"): {"players": 3, "rounds": 2},
-    ("sealed_bid_auction", "gamabench_second_price"): {"players": 3, "rounds": 2},
-}
 # Longer legal-action lists are shown by their first and last few entries.
 MAX_LISTED = 12
 SHOWN_AT_EACH_END = 3
@@ -41,6 +34,13 @@ SHOWN_AT_EACH_END = 3
 def configurations() -> list[tuple[str, str]]:
     """(game_id, preset) for every game and every preset it has."""
     return [(g, p.name) for g in game_ids() for p in game_spec(g).presets]
+
+
+def overrides_for(game_id: str, preset: str) -> dict:
+    """Parameter overrides that keep a playthrough short enough to read. A game module declares
+    them as PLAYTHROUGH_OVERRIDES = {preset: {...}}; the key None applies to every other preset."""
+    declared = getattr(game_module(game_id), "PLAYTHROUGH_OVERRIDES", {})
+    return dict(declared.get(preset, declared.get(None, {})))
 
 
 def golden_path(directory: Path, game_id: str, preset: str) -> Path:
@@ -60,8 +60,8 @@ def _legal(state, seat: int) -> str:
 
 
 def render(game_id: str, preset: str, seed: int = SEED) -> str:
-    """The playthrough text of one match of `game_id` under `preset` (with OVERRIDES applied)."""
-    overrides = OVERRIDES.get((game_id, preset), OVERRIDES.get((game_id, None), {}))
+    """The playthrough text of one match of `game_id` under `preset` (with its overrides applied)."""
+    overrides = overrides_for(game_id, preset)
     game = load_game(game_id, overrides, preset=preset)
     state = game.new_initial_state()
     rng = random.Random(seed)

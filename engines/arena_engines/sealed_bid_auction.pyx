@@ -179,6 +179,10 @@ SPEC = GameSpec(
     accepts_text_actions=True,
 )
 
+# Playthroughs (arena_engines.playthrough) stay short enough to read.
+PLAYTHROUGH_OVERRIDES = {"gamabench": {"players": 3, "rounds": 2},
+                         "gamabench_second_price": {"players": 3, "rounds": 2}}
+
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # For JSON-like answers that json.loads refuses (single quotes, trailing commas).
 _BID_FIELD = re.compile(r"""["']bid["']\s*:\s*["']?\s*([^"',}\s]+)""", re.IGNORECASE)

@@ -8,61 +8,18 @@ engine: per-round mean and target, winning number, each player's win/loss line a
 
 from __future__ import annotations
 
-import functools
 import json
-import os
-import statistics
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 from arena_engines import load_game
 from arena_engines.guess_two_thirds_average import RATIO_TERM_LIMIT, gamabench_score
 
+from .gamabench_data import (check_group, check_score, default_runs, entries, entry_id, five_run_group, load_run,
+                             table9_variant)
+
 GAME = "guess_2_3"
-
-
-def data_dir() -> Path:
-    root = os.environ.get("ARENA_SHARED_DATA")
-    base = Path(root) if root else Path(__file__).resolve().parents[2].parent / "shared" / "data"
-    return base / "gamabench"
-
-
-DATA = data_dir()
-
-
-@functools.cache
-def expected() -> dict:
-    path = DATA / "expected.json"
-    if not path.is_file():
-        # Fail rather than skip: a fidelity suite that silently does not run proves nothing.
-        pytest.fail(f"GAMA-Bench reference data not found under {DATA}; "
-                    "set ARENA_SHARED_DATA to the directory that holds gamabench/")
-    return json.loads(path.read_text())
-
-
-def entries(select) -> list:
-    """Parameters drawn from expected.json; without the data, one None entry whose test then fails."""
-    if not (DATA / "expected.json").is_file():
-        return [None]
-    return select(expected())
-
-
-def default_runs(data: dict) -> list[dict]:
-    return [e for e in data["default_runs"] if e["game"] == GAME]
-
-
-def table9_entries(data: dict) -> list[dict]:
-    groups = [v for v in data["table9_parameter_variants"] if v["group"]["game"] == GAME]
-    assert len(groups) == 1
-    return groups[0]["entries"]
-
-
-def load_run(entry: dict | None) -> dict:
-    if entry is None:
-        expected()
-    return json.loads((DATA / entry["file"]).read_text())
 
 
 def ratio_of(meta: dict) -> Fraction:
@@ -90,8 +47,7 @@ def check_scores(entry: dict):
     assert (meta["min"], meta["max"]) == (entry["setting"]["min"], entry["setting"]["max"])
     result = gamabench_score(player_choices(run), meta["min"], meta["max"], ratio_of(meta))
     assert result["S1"] == pytest.approx(entry["raw"]["S1"], abs=1e-6)
-    assert abs(result["score"] - entry["score_recomputed"]) <= entry["tolerance_vs_recomputed"]
-    assert abs(result["score"] - entry["score_paper"]) <= entry["tolerance_vs_paper"]
+    check_score(result["score"], entry)
     return result
 
 
@@ -138,32 +94,28 @@ def replay(entry: dict) -> None:
     assert state.gamabench_score() == gamabench_score(choices, meta["min"], meta["max"], ratio)
 
 
-@pytest.mark.parametrize("entry", entries(default_runs), ids=lambda e: Path(e["file"]).stem if e else "missing")
+@pytest.mark.parametrize("entry", entries(lambda data: default_runs(GAME, data)), ids=entry_id)
 def test_default_run_scores_match_the_recomputed_and_printed_values(entry):
     check_scores(entry)
 
 
 def test_there_are_five_default_runs():
-    assert [e["run"] for e in default_runs(expected())] == [1, 2, 3, 4, 5]
+    assert [e["run"] for e in default_runs(GAME)] == [1, 2, 3, 4, 5]
 
 
 def test_five_run_mean_and_sample_std():
-    group = next(g for g in expected()["five_run_groups"] if g["game"] == GAME)
-    by_file = {e["file"]: e for e in default_runs(expected())}
-    scores = [check_scores(by_file[f])["score"] for f in group["files"]]
-    mean, std = statistics.mean(scores), statistics.stdev(scores)
-    assert abs(mean - group["mean_recomputed"]) <= group["tolerance_vs_recomputed"]
-    assert abs(std - group["std_recomputed_ddof1"]) <= group["tolerance_vs_recomputed"]
-    assert abs(mean - group["mean_paper"]) <= group["tolerance_vs_paper"]["mean"]
-    assert abs(std - group["std_paper"]) <= group["tolerance_vs_paper"]["std"]
+    group = five_run_group(GAME)
+    by_file = {e["file"]: e for e in default_runs(GAME)}
+    check_group([check_scores(by_file[f])["score"] for f in group["files"]], group)
 
 
-@pytest.mark.parametrize("entry", entries(default_runs), ids=lambda e: Path(e["file"]).stem if e else "missing")
+@pytest.mark.parametrize("entry", entries(lambda data: default_runs(GAME, data)), ids=entry_id)
 def test_default_runs_replay_through_the_engine(entry):
     replay(entry)
 
 
-@pytest.mark.parametrize("entry", entries(table9_entries), ids=lambda e: e["setting_label"] if e else "missing")
+@pytest.mark.parametrize("entry", entries(lambda data: table9_variant(GAME, data)["entries"]),
+                         ids=lambda e: e["setting_label"] if e else "missing")
 def test_table9_ratio_variants_score_and_replay(entry):
     assert entry["game"] == GAME and entry["setting"]["min"] == 0 and entry["setting"]["max"] == 100
     check_scores(entry)
@@ -171,12 +123,8 @@ def test_table9_ratio_variants_score_and_replay(entry):
 
 
 def test_table9_group_mean_and_std():
-    group = next(v["group"] for v in expected()["table9_parameter_variants"] if v["group"]["game"] == GAME)
-    by_file = {e["file"]: e for e in table9_entries(expected())}
+    variant = table9_variant(GAME)
+    group = variant["group"]
+    by_file = {e["file"]: e for e in variant["entries"]}
     assert len(group["files"]) == 13 and set(group["files"]) == set(by_file)
-    scores = [check_scores(by_file[f])["score"] for f in group["files"]]
-    mean, std = statistics.mean(scores), statistics.stdev(scores)
-    assert abs(mean - group["mean_recomputed"]) <= group["tolerance_vs_recomputed"]
-    assert abs(std - group["std_recomputed_ddof1"]) <= group["tolerance_vs_recomputed"]
-    assert abs(mean - group["mean_paper"]) <= group["tolerance_vs_paper"]["mean"]
-    assert abs(std - group["std_paper"]) <= group["tolerance_vs_paper"]["std"]
+    check_group([check_scores(by_file[f])["score"] for f in group["files"]], group)
