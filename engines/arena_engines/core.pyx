@@ -207,6 +207,12 @@ cdef class State:
                 return a
         raise ActionParseError(f"could not read an action from {text!r}")
 
+    def default_action(self, int player):
+        """The game's documented fallback for `player` when its agent gave no valid answer (e.g.
+        GAMA-Bench's "stay" in El Farol), or None when the game has none. The referee plays it under
+        the failure policy "game_default"; it must be a legal action of `player` now."""
+        return None
+
     def text_action_spec(self, int player):
         """None, or {"description", "max_length", "forbidden_words"} for free-text actions."""
         return None

@@ -28,17 +28,28 @@ import arena_engines
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import arena_service_pb2_grpc, match_pb2, spectator_service_pb2, spectator_service_pb2_grpc
+from arena_engines.playthrough import overrides_for
 from arena_server.convert import from_struct, to_struct
 
 from .helpers import matches_of, run_tournament, wait_connected
 from .scripted import ScriptedAgent
 
 IMPERFECT = [g for g in arena_engines.game_ids() if arena_engines.game_spec(g).information == "imperfect"]
-# Parameters that keep each match short but still several decisions long, and seats per match.
+# Parameters that keep each match short but still several decisions long, and seats per match. A game
+# not listed plays its first preset with the overrides that keep its playthrough short.
 SETUP = {
     "guess_two_thirds_average": ({"rounds": 3}, 3),
     "sealed_bid_auction": ({"rounds": 2}, 3),
 }
+
+
+def setup_of(game_id: str) -> tuple[dict, int]:
+    if game_id in SETUP:
+        return SETUP[game_id]
+    spec = arena_engines.game_spec(game_id)
+    preset = spec.presets[0].name if spec.presets else None
+    parameters = spec.resolve(preset, overrides_for(game_id, preset) if preset else {})
+    return parameters, arena_engines.load_game(game_id, parameters).num_players
 RESAMPLES = 12
 PUBLIC_LOG_KINDS = {"start", "event", "penalty"}
 
@@ -103,7 +114,7 @@ def _reasoning(name: str, request: pb.DecisionRequest) -> str:
 
 @pytest.mark.parametrize("game_id", IMPERFECT)
 def test_no_message_reveals_hidden_information_before_the_match_ends(server, game_id):
-    parameters, seats = SETUP.get(game_id, ({}, 2))
+    parameters, seats = setup_of(game_id)
     names = [f"leak-{i}" for i in range(seats)]
     spectator = Spectator(server)
     agents = {name: ScriptedAgent(server.address, server.create_key(name), name, [game_id],
