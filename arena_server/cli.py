@@ -17,6 +17,8 @@ from pathlib import Path
 
 import grpc
 
+from .referee.match import FAILURE_POLICIES
+
 DEFAULT_DB = "arena.db"
 
 
@@ -30,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=50051)
     serve.add_argument("--per-decision", type=float, default=30.0, help="seconds allowed per decision")
     serve.add_argument("--max-retries", type=int, default=2, help="re-asks after an illegal or unparseable decision")
-    serve.add_argument("--on-failure", default="random_legal", choices=["random_legal", "forfeit", "void_and_replay"])
+    serve.add_argument("--on-failure", default="random_legal", choices=list(FAILURE_POLICIES))
     serve.add_argument("--house-delay", type=float, default=1.0,
                        help="seconds a lone ladder agent waits before house agents fill its match")
     serve.add_argument("--log-json", action="store_true", help="JSON log lines instead of console lines")
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--players-per-match", type=int, default=0)
     run.add_argument("--per-decision", type=float, default=30.0)
     run.add_argument("--max-retries", type=int, default=2)
-    run.add_argument("--on-failure", default="random_legal", choices=["random_legal", "forfeit", "void_and_replay"])
+    run.add_argument("--on-failure", default="random_legal", choices=list(FAILURE_POLICIES))
     run.add_argument("--max-replays", type=int, default=3)
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--name", default="")

@@ -26,7 +26,7 @@ MATCH_STATUS = {
 MATCH_STATUS_NAMES = {v: k for k, v in MATCH_STATUS.items()}
 FAILURE_ACTIONS = {
     "random_legal": match_pb2.FAILURE_ACTION_RANDOM_LEGAL, "forfeit": match_pb2.FAILURE_ACTION_FORFEIT,
-    "void_and_replay": match_pb2.FAILURE_ACTION_VOID_AND_REPLAY,
+    "void_and_replay": match_pb2.FAILURE_ACTION_VOID_AND_REPLAY, "game_default": match_pb2.FAILURE_ACTION_GAME_DEFAULT,
 }
 FAILURE_ACTION_NAMES = {v: k for k, v in FAILURE_ACTIONS.items()}
 END_REASONS = {
@@ -89,7 +89,7 @@ def _game_spec(spec: GameSpec) -> game_pb2.GameSpec:
         min_players=spec.min_players, max_players=spec.max_players, dynamics=DYNAMICS[spec.dynamics],
         chance=CHANCE[spec.chance], information=INFORMATION[spec.information], utility=UTILITY[spec.utility],
         min_utility=spec.min_utility, max_utility=spec.max_utility, max_game_length=spec.max_game_length,
-        description=spec.description, accepts_text_actions=spec.accepts_text_actions,
+        description=spec.description, accepts_text_actions=spec.accepts_text_actions, dialogue=spec.dialogue,
         parameters=[
             game_pb2.ParameterSpec(name=p.name, description=p.description, default_value=to_value(p.default))
             for p in spec.parameters
@@ -99,6 +99,25 @@ def _game_spec(spec: GameSpec) -> game_pb2.GameSpec:
             for p in spec.presets
         ],
     )
+
+
+MESSAGE_MODES = {None: game_pb2.MESSAGE_MODE_UNSPECIFIED, "optional": game_pb2.MESSAGE_MODE_OPTIONAL,
+                 "required": game_pb2.MESSAGE_MODE_REQUIRED}
+
+
+def text_action_spec(spec: dict[str, Any]) -> game_pb2.TextActionSpec:
+    """A game's text_action_spec dict as the message a DecisionRequest carries."""
+    return game_pb2.TextActionSpec(
+        description=spec["description"], max_length=spec["max_length"],
+        forbidden_words=spec.get("forbidden_words", []), message=MESSAGE_MODES[spec.get("message")],
+        example=spec.get("example", ""), audience=spec.get("audience") or [],
+    )
+
+
+def utterances(conversation: list[dict[str, Any]]) -> list[game_pb2.Utterance]:
+    """A seat's conversation (State.conversation) as Utterance messages."""
+    return [game_pb2.Utterance(move_number=m["move"], seat=m["seat"], text=m["text"], audience=m.get("to") or [])
+            for m in conversation]
 
 
 def match_info(m, *, reveal_seed: bool) -> match_pb2.MatchInfo:

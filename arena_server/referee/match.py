@@ -4,10 +4,15 @@ Sequential nodes ask one seat; simultaneous nodes ask every acting seat at once 
 choices together. Every accepted decision is appended to the match log before it is applied, so
 the log alone replays the match, and a runner built after a restart continues from it (`restore`).
 Problems are answered in-band and handled by the failure policy: up to `max_retries` re-asks with
-feedback after an illegal or unparseable decision, then the policy's action (random legal move,
-forfeit, or void). A timeout goes straight to the policy's action: the seat had its time. So does
-a disconnect, once the request's deadline or the agent's grace window for resuming has passed
-(the seat endpoint waits for a resume until then).
+feedback after an illegal or unparseable decision or a refused message, then the policy's action
+(random legal move, the game's documented default, forfeit, or void). A timeout goes straight to
+the policy's action: the seat had its time. So does a disconnect, once the request's deadline or
+the agent's grace window for resuming has passed (the seat endpoint waits for a resume until then).
+
+Dialogue: a decision may carry a message (the game's text_action_spec says when). It is checked by
+the game, logged exactly with its action (the log entry's "message"), applied with it, and, when
+every seat hears it, published as a MESSAGE event; each seat's requests carry the conversation it
+has heard. A private message reaches only its audience until the match ends.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from google.protobuf import duration_pb2, json_format
 
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import game_pb2, match_pb2
-from arena_engines.core import ActionParseError
+from arena_engines.core import ActionParseError, TextRejectedError
 
 from .. import convert
 from ..store import MatchRecord, Store
@@ -32,13 +37,19 @@ from .endpoint import RESIGNED, SeatEndpoint
 from .replay import ReplayMismatch, apply_logged_move
 
 
+DEFAULT_TEXT_LIMIT = 1000    # longest text or message where a game sets no limit
+
+# What the referee does for a seat that exhausted its retries or its time (match.proto FailureAction).
+FAILURE_POLICIES = ("random_legal", "forfeit", "void_and_replay", "game_default")
+
+
 @dataclass(frozen=True)
 class Rules:
     """Time control and failure policy of a match."""
 
     per_decision: float = 30.0
     max_retries: int = 2
-    on_failure: str = "random_legal"      # random_legal | forfeit | void_and_replay
+    on_failure: str = "random_legal"      # one of FAILURE_POLICIES
     max_replays: int = 3                  # void matches a pairing may replay (void_and_replay)
     auto_play_forced: bool = False        # play a seat's only legal action without asking (GTBench)
 
@@ -109,13 +120,14 @@ class MatchRunner:
         self._event_seq = 0
         self._decision_id = 0
         self._public_history: list[game_pb2.PublicMove] = []
+        self._messages_seen = 0     # state messages already published (public ones) or passed over
         self.stats = [SeatStats(seat) for seat in range(len(endpoints))]
         self._resigned: list[int] = []
         self._resumed = False
         self._started_info: match_pb2.MatchInfo | None = None
-        # Decisions a previous process left half made: choices already logged in the current
-        # simultaneous round, and refused attempts of the decision each seat was retrying.
-        self._round_choices: dict[int, int] = {}
+        # Decisions a previous process left half made: choices (action, message) already logged in the
+        # current simultaneous round, and refused attempts of the decision each seat was retrying.
+        self._round_choices: dict[int, tuple[int, str | None]] = {}
         self._refused: dict[int, tuple[int, str]] = {}       # seat -> (attempts refused, last problem)
         self.finished = asyncio.get_running_loop().create_future()
 
@@ -124,7 +136,8 @@ class MatchRunner:
         if self._resumed:
             for seat, endpoint in enumerate(self.endpoints):
                 endpoint.notify(self.match_started(seat))
-            self._publish_new_public_moves()   # events a crash cut off after their move was logged
+            self._publish_new_messages()       # events a crash cut off after their move was logged
+            self._publish_new_public_moves()
             self.log.info("match resumed from its log", decisions_issued=self._decision_id)
         else:
             self.store.set_match_status(self.record.match_id, "running")
@@ -171,7 +184,7 @@ class MatchRunner:
         if not entries:
             return
         state = self.state
-        published_moves = 0
+        published_moves = published_messages = 0
         for entry in entries:
             data = entry.data
             if entry.kind in ("chance", "action", "actions"):
@@ -181,12 +194,12 @@ class MatchRunner:
                 self._round_choices.clear()
                 self._refused.clear()
             elif entry.kind == "choice":
-                self._round_choices[data["seat"]] = data["action"]
+                self._round_choices[data["seat"]] = (data["action"], data.get("message"))
                 self._refused.pop(data["seat"], None)
             elif entry.kind == "penalty":
                 seat, stats = data["seat"], self.stats[data["seat"]]
                 if data.get("substituted"):
-                    self._policy_rng.choice(state.legal_actions(seat))   # the draw that picked the substitute
+                    self._substitute(state, seat, data.get("policy", "random_legal"))   # redraws what picked it
                     stats.substituted_actions += 1
                     if data.get("failure"):
                         stats.count(data["failure"])
@@ -197,6 +210,7 @@ class MatchRunner:
             elif entry.kind == "event":
                 self._event_seq = data["sequence"] + 1
                 published_moves += data["kind"] in (match_pb2.EVENT_KIND_MOVE, match_pb2.EVENT_KIND_ROUND_RESOLVED)
+                published_messages += data["kind"] == match_pb2.EVENT_KIND_MESSAGE
             # A request in flight when the process died was never logged: its id is issued again,
             # for the same decision.
             self._decision_id = max(self._decision_id, data.get("decision_id", 0), data.get("last_decision_id", 0))
@@ -206,6 +220,12 @@ class MatchRunner:
             game_pb2.PublicMove(move_number=number, seat=seat, action_id=action, text=text)
             for number, (seat, action, text) in enumerate(state.public_history()[:published_moves])
         ]
+        # Messages up to the last published public one were handled before the restart.
+        for index, said in enumerate(state.messages()):
+            if published_messages == 0:
+                break
+            self._messages_seen = index + 1
+            published_messages -= said["to"] is None
         self._resumed = True
 
     # ---- the match loop ------------------------------------------------------------------------
@@ -230,24 +250,41 @@ class MatchRunner:
                     await asyncio.gather(*tasks, return_exceptions=True)
                     raise
                 actions = [0] * state.num_players
+                messages = [None] * state.num_players
                 for seat in seats:
-                    actions[seat] = chosen[seat]
-                self._append("actions", {"actions": actions, "seats": seats, "last_decision_id": self._decision_id},
-                             public=self.spec.information == "perfect")
-                state.apply_actions(actions)
+                    actions[seat], messages[seat] = chosen[seat]
+                entry = {"actions": actions, "seats": seats, "last_decision_id": self._decision_id}
+                if any(m is not None for m in messages):
+                    entry["messages"] = messages
+                self._append("actions", entry, public=self._moves_public(
+                    [seat for seat in seats if messages[seat] is not None]))
+                state.apply_actions(actions, entry.get("messages"))
             else:
                 seat = state.current_player()
-                action = await self._decide(seat)
-                self._append("action", {"seat": seat, "action": action, "last_decision_id": self._decision_id},
-                             public=self.spec.information == "perfect")
-                state.apply_action(action)
+                action, message = await self._decide(seat)
+                entry = {"seat": seat, "action": action, "last_decision_id": self._decision_id}
+                if message is not None:
+                    entry["message"] = message
+                self._append("action", entry, public=self._moves_public([seat] if message is not None else []))
+                state.apply_action(action, message)
+            self._publish_new_messages()
             self._publish_new_public_moves()
 
-    async def _choose_in_round(self, seat: int) -> int:
+    def _moves_public(self, speakers: list[int]) -> bool:
+        """Whether a move's log entry may be public while the match runs: in perfect-information
+        games, unless one of its messages (said by `speakers`) is for some seats only."""
+        if self.spec.information != "perfect":
+            return False
+        return all(self.state.message_audience(seat) is None for seat in speakers)
+
+    async def _choose_in_round(self, seat: int) -> tuple[int, str | None]:
         """A seat's choice in a simultaneous round, logged (hidden) as soon as it is settled."""
-        action = await self._decide(seat)
-        self._append("choice", {"seat": seat, "action": action, "last_decision_id": self._decision_id}, public=False)
-        return action
+        action, message = await self._decide(seat)
+        entry = {"seat": seat, "action": action, "last_decision_id": self._decision_id}
+        if message is not None:
+            entry["message"] = message
+        self._append("choice", entry, public=False)
+        return action, message
 
     def _draw_chance(self, state) -> int:
         outcomes = state.chance_outcomes()
@@ -257,20 +294,22 @@ class MatchRunner:
         if self._resigned:
             raise MatchOver("resignation", list(self._resigned))
 
-    async def _decide(self, seat: int) -> int:
-        """A legal action for `seat`: the agent's, or the failure policy's."""
+    async def _decide(self, seat: int) -> tuple[int, str | None]:
+        """A legal action for `seat` and its message (None without one): the agent's, or the failure
+        policy's."""
         state = self.state
         endpoint = self.endpoints[seat]
         stats = self.stats[seat]
         legal = state.legal_actions(seat)
-        if self.rules.auto_play_forced and len(legal) == 1:
-            return legal[0]
-        legal_pb = [game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a)) for a in legal]
         text_spec = state.text_action_spec(seat)
+        if self.rules.auto_play_forced and len(legal) == 1 and not (text_spec and text_spec.get("message")):
+            return legal[0], None
+        legal_pb = [game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a)) for a in legal]
         observation = game_pb2.Observation(
             text=state.observation_string(seat), data=convert.to_struct(state.observation_dict(seat)),
-            history=self._public_history,
+            history=self._public_history, conversation=convert.utterances(state.conversation(seat)),
         )
+        text_pb = convert.text_action_spec(text_spec) if text_spec is not None else None
         time_allowed = duration_pb2.Duration()
         time_allowed.FromNanoseconds(int(self.rules.per_decision * 1e9))
         refused, problem = self._refused.pop(seat, (0, ""))   # attempts refused before a restart
@@ -282,13 +321,9 @@ class MatchRunner:
             request = pb.DecisionRequest(
                 match_id=self.record.match_id, decision_id=decision_id, seat=seat,
                 deadline=convert.timestamp(time.time() + self.rules.per_decision), time_remaining=time_allowed,
-                observation=observation, legal_actions=legal_pb, attempt=attempt, feedback=feedback,
+                observation=observation, legal_actions=legal_pb, text_action=text_pb, attempt=attempt,
+                feedback=feedback,
             )
-            if text_spec is not None:
-                request.text_action.CopyFrom(game_pb2.TextActionSpec(
-                    description=text_spec["description"], max_length=text_spec["max_length"],
-                    forbidden_words=text_spec.get("forbidden_words", []),
-                ))
             answer = await endpoint.ask(request, self.rules.per_decision)
             if answer is RESIGNED:
                 self.resign(seat)
@@ -300,12 +335,12 @@ class MatchRunner:
                 self._error(endpoint, pb.ERROR_CODE_TIMEOUT, decision_id,
                             f"no decision within {self.rules.per_decision:g} s")
                 return self._fail(seat, "forfeit_timeout", "the decision timed out", decision_id, failure="timeouts")
-            action, code, problem = self._validate(seat, answer, legal, text_spec)
-            if action is not None:
+            action, message, code, problem = self._validate(seat, answer, legal, text_spec)
+            if code == 0:
                 if answer.HasField("metadata"):
                     self._append("decision_meta", {"seat": seat, "decision_id": decision_id,
                                                    "metadata": _metadata_dict(answer.metadata)}, public=False)
-                return action
+                return action, message
             failure = "parse_failures" if code == pb.ERROR_CODE_UNPARSEABLE_TEXT else "illegal_actions"
             stats.count(failure)
             feedback = self._feedback(problem, attempt)
@@ -320,31 +355,47 @@ class MatchRunner:
         return problem + (f" ({retries_left} retr{'y' if retries_left == 1 else 'ies'} left)"
                           if retries_left else " (no retries left)")
 
-    def _validate(self, seat: int, decision: pb.Decision, legal: list[int], text_spec) -> tuple[int | None, int, str]:
-        """(action, 0, "") when acceptable, else (None, error code, feedback)."""
+    def _validate(self, seat: int, decision: pb.Decision, legal: list[int],
+                  text_spec) -> tuple[int | None, str | None, int, str]:
+        """(action, message, 0, "") when acceptable, else (None, None, error code, feedback)."""
         kind = decision.WhichOneof("choice")
+        message = decision.message if decision.HasField("message") else None
+        takes_message = bool(text_spec and text_spec.get("message"))
+        limit = text_spec["max_length"] if text_spec else DEFAULT_TEXT_LIMIT
+        for text in (decision.text if kind == "text" else None, message):
+            if text is not None and len(text) > limit:
+                return None, None, pb.ERROR_CODE_TEXT_REJECTED, (
+                    f"text of {len(text)} characters exceeds the limit of {limit}")
         if kind == "action_id":
-            if decision.action_id in legal:
-                return decision.action_id, 0, ""
-            return None, pb.ERROR_CODE_ILLEGAL_ACTION, f"action id {decision.action_id} is not among the legal actions"
-        if kind == "text":
-            text = decision.text
-            limit = text_spec["max_length"] if text_spec else 1000
-            if len(text) > limit:
-                return None, pb.ERROR_CODE_TEXT_REJECTED, f"text of {len(text)} characters exceeds the limit of {limit}"
+            if decision.action_id not in legal:
+                return None, None, pb.ERROR_CODE_ILLEGAL_ACTION, (
+                    f"action id {decision.action_id} is not among the legal actions")
+            action = decision.action_id
+        elif kind == "text":
             try:
-                action = self.state.parse_action(seat, text)
+                if takes_message and message is None:
+                    action, message = self.state.read_reply(seat, decision.text)
+                else:
+                    action = self.state.parse_action(seat, decision.text)
             except ActionParseError as e:
-                return None, pb.ERROR_CODE_UNPARSEABLE_TEXT, str(e)
-            if action in legal:
-                return action, 0, ""
-            return None, pb.ERROR_CODE_ILLEGAL_ACTION, (
-                f"{self.state.action_to_string(seat, action)!r} is not a legal move now")
-        return None, pb.ERROR_CODE_MALFORMED_MESSAGE, "the decision has neither action_id nor text"
+                return None, None, pb.ERROR_CODE_UNPARSEABLE_TEXT, str(e)
+            if action not in legal:
+                return None, None, pb.ERROR_CODE_ILLEGAL_ACTION, (
+                    f"{self.state.action_to_string(seat, action)!r} is not a legal move now")
+        elif message is not None and takes_message and len(legal) == 1:
+            action = legal[0]      # a message alone answers a decision with one legal action
+        else:
+            return None, None, pb.ERROR_CODE_MALFORMED_MESSAGE, "the decision has neither action_id nor text"
+        try:
+            message = self.state._accepted_message(seat, message)
+        except TextRejectedError as e:
+            return None, None, pb.ERROR_CODE_TEXT_REJECTED, str(e)
+        return action, message, 0, ""
 
-    def _fail(self, seat: int, forfeit_reason: str, why: str, decision_id: int, *, failure: str = "") -> int:
-        """Applies the failure policy for `seat`: a substitute action, or the end of the match.
-        `failure` names the seat's counter to add one to (timeouts, disconnects)."""
+    def _fail(self, seat: int, forfeit_reason: str, why: str, decision_id: int, *,
+              failure: str = "") -> tuple[int, str | None]:
+        """Applies the failure policy for `seat`: a substitute action (and message), or the end of
+        the match. `failure` names the seat's counter to add one to (timeouts, disconnects)."""
         if failure:
             self.stats[seat].count(failure)
         policy = self.rules.on_failure
@@ -353,13 +404,31 @@ class MatchRunner:
             raise MatchOver(forfeit_reason, [seat])
         if policy == "void_and_replay":
             raise MatchOver("voided", [seat])
-        action = self._policy_rng.choice(self.state.legal_actions(seat))
+        action, message = self._substitute(self.state, seat, policy)
         self.stats[seat].substituted_actions += 1
-        self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": why, "substituted": True,
-                                 "failure": failure}, public=True)
-        self._event(match_pb2.EVENT_KIND_PENALTY, [seat], f"seat {seat}: {why}; a random legal action was played",
-                    {"problem": why})
-        return action
+        entry = {"seat": seat, "decision_id": decision_id, "problem": why, "substituted": True, "failure": failure}
+        if policy != "random_legal":
+            entry["policy"] = policy
+        self._append("penalty", entry, public=True)
+        what = "the game's default was played" if policy == "game_default" else "a random legal action was played"
+        self._event(match_pb2.EVENT_KIND_PENALTY, [seat], f"seat {seat}: {why}; {what}", {"problem": why})
+        return action, message
+
+    def _substitute(self, state, seat: int, policy: str) -> tuple[int, str | None]:
+        """The failure policy's move for `seat`: the game's default action under "game_default" when
+        it has one, else a random legal action from the policy's stream; with the game's default
+        message, else a random acceptable one, when the decision carries a message. A restored
+        runner calls it again for each logged substitution, to advance the stream the same way."""
+        action = state.default_action(seat) if policy == "game_default" else None
+        if action is None:
+            action = self._policy_rng.choice(state.legal_actions(seat))
+        spec = state.text_action_spec(seat)
+        if not (spec and spec.get("message")):
+            return action, None
+        message = state.default_message(seat)
+        if message is None:
+            message = state.random_message(seat, self._policy_rng)
+        return action, message
 
     # ---- results ----------------------------------------------------------------------------------
     def _normal_result(self) -> dict[str, Any]:
@@ -426,6 +495,16 @@ class MatchRunner:
     def _error(self, endpoint: SeatEndpoint, code: int, decision_id: int, message: str) -> None:
         endpoint.notify(pb.ConnectResponse(error=pb.Error(
             code=code, message=message, match_id=self.record.match_id, decision_id=decision_id)))
+
+    def _publish_new_messages(self) -> None:
+        """A MESSAGE event for each new message that every seat heard; private ones wait for the end
+        (they are in the log and in the seats' conversations)."""
+        said = self.state.messages()
+        for message in said[self._messages_seen:]:
+            if message["to"] is None:
+                self._event(match_pb2.EVENT_KIND_MESSAGE, [message["seat"]], f"seat {message['seat']} says: {message['text']}",
+                            {"move": message["move"], "text": message["text"]})
+        self._messages_seen = len(said)
 
     def _publish_new_public_moves(self) -> None:
         public = self.state.public_history()

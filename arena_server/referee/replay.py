@@ -14,12 +14,12 @@ class ReplayMismatch(AssertionError):
 
 
 def apply_logged_move(state, entry: LogEntry) -> None:
-    """Applies a log entry's move (chance outcome, action, simultaneous actions); other entries
-    change nothing."""
+    """Applies a log entry's move (chance outcome, action, simultaneous actions) with the messages
+    said with it; other entries change nothing."""
     if entry.kind in ("chance", "action"):
-        state.apply_action(entry.data["action"])
+        state.apply_action(entry.data["action"], entry.data.get("message"))
     elif entry.kind == "actions":
-        state.apply_actions(entry.data["actions"])
+        state.apply_actions(entry.data["actions"], entry.data.get("messages"))
 
 
 def rebuild_state(store: Store, match_id: str):

@@ -18,6 +18,7 @@ from ..coordinator import Coordinator
 from ..house import HOUSE_AGENTS, HouseSeat
 from ..lobby import Lobby
 from ..referee import MatchRunner, Rules
+from ..referee.match import FAILURE_POLICIES
 from ..service.agent import RemoteSeat
 from ..store import Store
 from .schedules import SCHEDULES
@@ -53,7 +54,7 @@ class TournamentConfig:
             raise ValueError(f"{self.game_id} takes {spec.min_players}-{spec.max_players} players per match")
         if self.games_per_pairing < 1:
             raise ValueError("games_per_pairing must be at least 1")
-        if self.rules.on_failure not in ("random_legal", "forfeit", "void_and_replay"):
+        if self.rules.on_failure not in FAILURE_POLICIES:
             raise ValueError(f"unknown failure action {self.rules.on_failure!r}")
         if self.format not in SCHEDULES:
             raise ValueError(f"unknown tournament format {self.format!r} (known: {', '.join(SCHEDULES)})")

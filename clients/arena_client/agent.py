@@ -28,13 +28,26 @@ class PublicMove(NamedTuple):
     text: str
 
 
+class Utterance(NamedTuple):
+    """Something a seat said, as this seat heard it (audience empty: every seat heard it)."""
+
+    move_number: int
+    seat: int
+    text: str
+    audience: tuple[int, ...] = ()
+
+
 @dataclass(frozen=True)
 class TextActionSpec:
-    """Limits on a free-text answer, when the game accepts one."""
+    """Limits on free text, when the game accepts it: a typed answer, or a message said with the
+    action (`message` is "optional" or "required"; None when the decision carries none)."""
 
     description: str
     max_length: int
     forbidden_words: tuple[str, ...] = ()
+    message: str | None = None
+    example: str = ""                  # an acceptable message, when the game gives one
+    audience: tuple[int, ...] = ()     # seats that will read the message; empty: every seat
 
 
 @dataclass(frozen=True)
@@ -55,17 +68,27 @@ class DecisionView:
     attempt: int                       # 0 on the first ask, n on the n-th retry
     feedback: str                      # why the previous attempt was refused
     parameters: dict[str, Any]         # the match's game parameters
+    conversation: list[Utterance] = field(default_factory=list)   # what this seat has heard, in order
+
+    @property
+    def message_wanted(self) -> str | None:
+        """"required" or "optional" when this decision carries a message; None otherwise."""
+        return self.text_action.message if self.text_action else None
 
 
 @dataclass(frozen=True)
 class Choice:
-    """An agent's answer: exactly one of an action id or free text, plus optional metadata.
+    """An agent's answer: an action id or free text, and a message when the decision carries one
+    (a clue, bargaining talk); plus optional metadata. With a single legal action a message alone
+    is a complete answer. Free text in `text` is read by the game: with a message wanted and no
+    `message` given, the game splits the reply into the action and the message.
 
     The metadata is logged with the match and never shown to opponents while it runs.
     """
 
     action_id: int | None = None
     text: str | None = None
+    message: str | None = None
     reasoning: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -73,8 +96,10 @@ class Choice:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if (self.action_id is None) == (self.text is None):
-            raise ValueError("a Choice needs exactly one of action_id or text")
+        if self.action_id is not None and self.text is not None:
+            raise ValueError("a Choice has an action_id or text, not both")
+        if self.action_id is None and self.text is None and self.message is None:
+            raise ValueError("a Choice needs an action_id, text or a message")
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,12 @@ from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 from google.protobuf.json_format import MessageToDict
 
 from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import match_pb2
+from arena.v1 import game_pb2, match_pb2
 
 from .agent import (Choice, DecisionView, ErrorView, EventView, LegalAction, MatchView, ProbeView, PublicMove,
-                    ResultView, TextActionSpec, WelcomeView)
+                    ResultView, TextActionSpec, Utterance, WelcomeView)
+
+MESSAGE_MODES = {game_pb2.MESSAGE_MODE_OPTIONAL: "optional", game_pb2.MESSAGE_MODE_REQUIRED: "required"}
 
 PROTOCOL_VERSION = "1.0"
 # Hello capability: the server sends no MatchEvent (moves still arrive in each request's history).
@@ -64,7 +66,8 @@ def decision_request(message: pb.DecisionRequest, match: MatchView | None) -> De
     text_action = None
     if message.HasField("text_action"):
         spec = message.text_action
-        text_action = TextActionSpec(spec.description, spec.max_length, tuple(spec.forbidden_words))
+        text_action = TextActionSpec(spec.description, spec.max_length, tuple(spec.forbidden_words),
+                                     MESSAGE_MODES.get(spec.message), spec.example, tuple(spec.audience))
     return DecisionView(
         match_id=message.match_id,
         decision_id=message.decision_id,
@@ -80,6 +83,7 @@ def decision_request(message: pb.DecisionRequest, match: MatchView | None) -> De
         attempt=message.attempt,
         feedback=message.feedback,
         parameters=dict(match.parameters) if match else {},
+        conversation=[Utterance(u.move_number, u.seat, u.text, tuple(u.audience)) for u in observation.conversation],
     )
 
 
@@ -91,8 +95,10 @@ def decision(request: DecisionView, choice: Choice, latency: float) -> pb.Connec
     message = pb.Decision(match_id=request.match_id, decision_id=request.decision_id, metadata=metadata)
     if choice.action_id is not None:
         message.action_id = choice.action_id
-    else:
+    elif choice.text is not None:
         message.text = choice.text
+    if choice.message is not None:
+        message.message = choice.message
     return pb.ConnectRequest(decision=message)
 
 

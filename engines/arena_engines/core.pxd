@@ -39,6 +39,7 @@ cdef class State:
     cdef readonly int num_players
     cdef readonly int move_number      # decisions applied so far (joint moves count once)
     cdef list _history                 # (player, action) pairs; player -2 for a joint move
+    cdef list _messages                # what seats said with their actions (dialogue; see core.pyx)
 
     # Who acts: a seat, SIMULTANEOUS_PLAYER, CHANCE_PLAYER or TERMINAL_PLAYER.
     cdef int c_current_player(self) noexcept

@@ -4,7 +4,20 @@ Vocabulary follows OpenSpiel: a `Game` makes states; a `State` has a current pla
 SIMULTANEOUS_PLAYER, CHANCE_PLAYER or TERMINAL_PLAYER), legal actions per seat, `apply_action`
 for sequential and chance nodes, `apply_actions` for simultaneous nodes, returns, and per-seat
 observations as text and as JSON-compatible data.
+
+Dialogue. A decision may carry a message: free text said with the action (a clue, bargaining talk,
+a proposal written out). The game declares it per decision in `text_action_spec(player)` with
+"message": "required" or "optional" (a clue turn is then one legal action, "give a clue", plus a
+required message; a bargaining turn is a plan among many actions plus optional talk), validates it
+in `check_message` (length, forbidden words, the game's own rules), and decides who hears it with
+`message_audience`. The base class stores every message with the move it went with; a game shows
+each seat `conversation(seat)` in its views and may read the text in `on_message` (e.g. to store a
+parsed proposal). Search never sees messages: the C-level interface has none, so MCTS plays games
+without dialogue and is not asked to search text.
 """
+
+import random as _random
+import re as _re
 
 from libc.stdlib cimport malloc, free
 
@@ -22,6 +35,18 @@ class ActionParseError(ValueError):
     """Text that the game cannot turn into an action. The message is feedback for the agent."""
 
 
+class TextRejectedError(ValueError):
+    """A message the game refuses (too long, a forbidden word, against the game's rules), or a
+    missing required one. The exception's text is the reason, for the agent."""
+
+
+DEFAULT_MESSAGE_LENGTH = 1000
+# Neutral words for random play (house random agent, playthroughs, property tests) in games whose
+# messages are free talk.
+_RANDOM_WORDS = ("blue", "river", "quick", "stone", "garden", "light", "paper", "window", "music",
+                 "winter", "circle", "orange", "silver", "forest", "candle", "ocean", "basket", "thunder")
+
+
 cdef class State:
     """Base class of every game state; subclasses implement the c_* methods and the views."""
 
@@ -30,6 +55,7 @@ cdef class State:
         self.num_players = num_players
         self.move_number = 0
         self._history = []
+        self._messages = []
 
     # ---- C-level interface: subclasses override ----------------------------------------------
     cdef int c_current_player(self) noexcept:
@@ -66,6 +92,7 @@ cdef class State:
         other.num_players = self.num_players
         other.move_number = self.move_number
         other._history = list(self._history)
+        other._messages = list(self._messages)   # entries are tuples, never changed in place
 
     # ---- Python-level API ---------------------------------------------------------------------
     def current_player(self) -> int:
@@ -133,8 +160,10 @@ cdef class State:
         cdef int n = self.c_chance_outcomes(actions, probs)
         return [(actions[i], probs[i]) for i in range(n)]
 
-    def apply_action(self, int action):
-        """Applies the current seat's action, or a chance outcome. Raises IllegalActionError."""
+    def apply_action(self, int action, message=None):
+        """Applies the current seat's action, or a chance outcome, with the seat's message if the
+        decision carries one. Raises IllegalActionError, or TextRejectedError for a refused or
+        missing message; either way the state is unchanged."""
         cdef int p = self.c_current_player()
         if p == SIMULTANEOUS_PLAYER:
             raise IllegalActionError("simultaneous node: use apply_actions")
@@ -143,23 +172,42 @@ cdef class State:
         if p == CHANCE_PLAYER:
             if not self._is_chance_outcome(action):
                 raise IllegalActionError(f"{action} is not a chance outcome here")
+            if message is not None:
+                raise TextRejectedError("chance outcomes carry no message")
         elif not self.is_legal(p, action):
             raise IllegalActionError(f"action {action} is not legal for seat {p}")
+        else:
+            message = self._accepted_message(p, message)
+        if message is not None:
+            self._say(p, message)
         self._history.append((p, action))
         self.c_apply_action(action)
         self.move_number += 1
 
-    def apply_actions(self, actions):
+    def apply_actions(self, actions, messages=None):
         """Applies one action per seat at a simultaneous node. Entries of non-acting seats are
-        ignored (pass 0). Raises IllegalActionError naming the first offending seat."""
+        ignored (pass 0). `messages`, when given, holds one entry per seat (None: no message).
+        Raises IllegalActionError or TextRejectedError naming the first offending seat."""
         if self.c_current_player() != SIMULTANEOUS_PLAYER:
             raise IllegalActionError("not a simultaneous node")
         if len(actions) != self.num_players:
             raise IllegalActionError(f"expected {self.num_players} actions, got {len(actions)}")
+        if messages is not None and len(messages) != self.num_players:
+            raise TextRejectedError(f"expected {self.num_players} message entries, got {len(messages)}")
         cdef int i
         for i in range(self.num_players):
             if self.c_is_acting(i) and not self.is_legal(i, actions[i]):
                 raise IllegalActionError(f"action {actions[i]} is not legal for seat {i}")
+        said = [None] * self.num_players
+        for i in range(self.num_players):
+            if self.c_is_acting(i):
+                try:
+                    said[i] = self._accepted_message(i, messages[i] if messages is not None else None)
+                except TextRejectedError as e:
+                    raise TextRejectedError(f"seat {i}: {e}") from None
+        for i in range(self.num_players):
+            if said[i] is not None:
+                self._say(i, said[i])
         cdef int* buf = <int*>malloc(self.num_players * sizeof(int))
         try:
             for i in range(self.num_players):
@@ -169,6 +217,92 @@ cdef class State:
         finally:
             free(buf)
         self.move_number += 1
+
+    # ---- dialogue ------------------------------------------------------------------------------
+    def _accepted_message(self, int player, message):
+        """The text to store for `player`'s message now (None: no message), or TextRejectedError."""
+        spec = self.text_action_spec(player)
+        mode = spec.get("message") if spec else None
+        if message is None:
+            if mode == "required":
+                raise TextRejectedError(f"this decision needs a message: {spec['description']}")
+            return None
+        if mode is None:
+            raise TextRejectedError("this decision takes no message")
+        if not isinstance(message, str):
+            raise TextRejectedError("a message is text")
+        return self.check_message(player, message)
+
+    def _say(self, int player, str text):
+        audience = self.message_audience(player)
+        self.on_message(player, text)
+        self._messages.append((self.move_number, player, text, None if audience is None else tuple(audience)))
+
+    def check_message(self, int player, str text) -> str:
+        """The text to store for `player`'s message, or TextRejectedError with the reason. The
+        default refuses a text longer than the spec's max_length or containing one of its forbidden
+        words (whole words, case-insensitive); games add their own rules (one word, no repeats)."""
+        spec = self.text_action_spec(player) or {}
+        limit = spec.get("max_length", DEFAULT_MESSAGE_LENGTH)
+        if len(text) > limit:
+            raise TextRejectedError(f"the message has {len(text)} characters; the limit is {limit}")
+        for word in spec.get("forbidden_words", ()):
+            if _re.search(r"(?<!\w)" + _re.escape(word) + r"(?!\w)", text, _re.IGNORECASE):
+                raise TextRejectedError(f"the message may not contain {word!r}")
+        return text
+
+    def on_message(self, int player, str text):
+        """Called with each accepted message just before its action is applied, for games whose
+        rules read the text (a written-out proposal). The base class stores every message anyway."""
+
+    def message_audience(self, int player):
+        """Who hears what `player` says now: None for every seat, or a list of seats (a private
+        channel; the speaker always hears itself)."""
+        return None
+
+    def messages(self) -> list:
+        """Every message so far, in order, private ones included (for the referee and the end of
+        the match): {"move", "seat", "text", "to"}, "to" None when every seat heard it."""
+        return [{"move": move, "seat": seat, "text": text, "to": None if to is None else list(to)}
+                for move, seat, text, to in self._messages]
+
+    def conversation(self, int player) -> list:
+        """The messages `player` has heard, in order: its own, the public ones and those addressed
+        to it; {"move", "seat", "text"} plus "to" (the seats that heard it) for a private one."""
+        heard = []
+        for move, seat, text, to in self._messages:
+            if to is None:
+                heard.append({"move": move, "seat": seat, "text": text})
+            elif seat == player or player in to:
+                heard.append({"move": move, "seat": seat, "text": text, "to": list(to)})
+        return heard
+
+    def read_reply(self, int player, str text) -> tuple:
+        """(action, message) from one free-text reply when the decision carries a message: with a
+        single legal action the whole reply is the message; otherwise the action is read with
+        parse_action and the reply is the message. Games with a fixed answer layout (talk, then a
+        plan line) override it. Raises ActionParseError."""
+        legal = self.legal_actions(player)
+        if len(legal) == 1:
+            return legal[0], text
+        return self.parse_action(player, text), text
+
+    def default_message(self, int player):
+        """The game's documented fallback message when an agent gave no valid one (LLMArena's
+        single-space clue), or None: the referee then uses random_message."""
+        return None
+
+    def random_message(self, int player, rng=None) -> str:
+        """An acceptable message for random play (house random agent, playthroughs, property tests):
+        a few neutral words that pass check_message. Games whose messages have a format override it."""
+        rng = rng or _random.Random(0)
+        for _ in range(20):
+            text = " ".join(rng.sample(_RANDOM_WORDS, rng.randint(1, 3)))
+            try:
+                return self.check_message(player, text)
+            except TextRejectedError:
+                continue
+        raise TextRejectedError("no random message passes this game's rules; the game must override random_message")
 
     def returns(self) -> list:
         cdef double* buf = <double*>malloc(self.num_players * sizeof(double))
@@ -214,7 +348,10 @@ cdef class State:
         return None
 
     def text_action_spec(self, int player):
-        """None, or {"description", "max_length", "forbidden_words"} for free-text actions."""
+        """None, or what free text `player` may send now: {"description", "max_length",
+        "forbidden_words"} when the game reads typed answers (a number, a move), plus "message":
+        "required" | "optional" when the decision carries a message (dialogue), and optionally
+        "example" (an acceptable message) and "audience" (the seats that will hear it)."""
         return None
 
     def observation_string(self, int player) -> str:

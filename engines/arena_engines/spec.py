@@ -38,6 +38,7 @@ class GameSpec:
     parameters: tuple[Parameter, ...] = ()
     presets: tuple[Preset, ...] = ()
     accepts_text_actions: bool = False
+    dialogue: bool = False   # some decisions carry a message other seats read (core.pyx, "Dialogue")
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.parameters}

@@ -16,9 +16,13 @@ def view(legal: list[LegalAction], text_action: TextActionSpec | None = None) ->
 def test_a_choice_is_an_action_id_or_text_never_both_or_neither():
     assert Choice(action_id=0).action_id == 0
     assert Choice(text="column 4").text == "column 4"
-    for wrong in ({}, {"action_id": 1, "text": "x"}):
-        with pytest.raises(ValueError, match="exactly one"):
-            Choice(**wrong)
+    # A message goes with either, or alone (a clue turn with one legal action).
+    assert Choice(action_id=3, message="deal?").message == "deal?"
+    assert Choice(message="fruit").action_id is None
+    with pytest.raises(ValueError, match="not both"):
+        Choice(action_id=1, text="x")
+    with pytest.raises(ValueError, match="needs an action_id, text or a message"):
+        Choice()
 
 
 def test_random_agent_is_uniform_over_legal_actions_and_reproducible():
