@@ -70,13 +70,16 @@ class HouseSeat(SeatEndpoint):
             return None
         if self._policy.cpu_bound:
             try:
-                action = await asyncio.wait_for(asyncio.to_thread(self._policy.choose, request), timeout)
+                choice = await asyncio.wait_for(asyncio.to_thread(self._policy.choose, request), timeout)
             except asyncio.TimeoutError:
                 return None
         else:
-            action = self._policy.choose(request)
-        return pb.Decision(match_id=request.match_id, decision_id=request.decision_id, action_id=action)
+            choice = self._policy.choose(request)
+        action, message = choice if isinstance(choice, tuple) else (choice, None)
+        decision = pb.Decision(match_id=request.match_id, decision_id=request.decision_id, action_id=action)
+        if message is not None:
+            decision.message = message
+        return decision
 
     def _plays(self, game_id: str) -> bool:
-        games = self._policy.games
-        return games is None or game_id in games
+        return bool(game_id) and self._policy.plays(game_id)

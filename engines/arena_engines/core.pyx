@@ -43,7 +43,7 @@ class TextRejectedError(ValueError):
 DEFAULT_MESSAGE_LENGTH = 1000
 # Neutral words for random play (house random agent, playthroughs, property tests) in games whose
 # messages are free talk.
-_RANDOM_WORDS = ("blue", "river", "quick", "stone", "garden", "light", "paper", "window", "music",
+RANDOM_WORDS = ("blue", "river", "quick", "stone", "garden", "light", "paper", "window", "music",
                  "winter", "circle", "orange", "silver", "forest", "candle", "ocean", "basket", "thunder")
 
 
@@ -297,7 +297,7 @@ cdef class State:
         a few neutral words that pass check_message. Games whose messages have a format override it."""
         rng = rng or _random.Random(0)
         for _ in range(20):
-            text = " ".join(rng.sample(_RANDOM_WORDS, rng.randint(1, 3)))
+            text = " ".join(rng.sample(RANDOM_WORDS, rng.randint(1, 3)))
             try:
                 return self.check_message(player, text)
             except TextRejectedError:

@@ -2,8 +2,9 @@
 
 Every step shows who acts, each acting seat's observation (text and data), its legal actions as
 id:"text", and the actions a seeded uniform-random policy took (chance nodes: the outcomes with
-their probabilities and the one drawn); the end shows the returns, the summary, the details, the
-public history and every seat's final observation. Golden files under tests/playthroughs/ are compared
+their probabilities and the one drawn); on a dialogue turn, the seat's message spec and the message
+it said (the game's random_message); the end shows the returns, the summary, the details, the
+public history, the whole conversation and every seat's final observation. Golden files under tests/playthroughs/ are compared
 with a fresh rendering by tests/engines/test_playthroughs.py, so a change in rules, action texts or
 observations shows up as a diff. After an intended change:
 
@@ -87,26 +88,35 @@ def render(game_id: str, preset: str, seed: int = SEED) -> str:
         simultaneous = state.is_simultaneous_node()
         out += ["", f"## Move {state.move_number}: " + (f"seats {seats} act together" if simultaneous
                                                        else f"seat {seats[0]} to act")]
-        chosen = []
+        chosen, said = [], []
         for seat in seats:
             out += [f"### Seat {seat} observes", state.observation_string(seat),
                     f"data: {_data(state.observation_dict(seat))}", f"legal: {_legal(state, seat)}"]
+            spec = state.text_action_spec(seat)
+            if spec and spec.get("message"):
+                out.append(f"message: {_data(spec)}")
             chosen.append(rng.choice(state.legal_actions(seat)))
-        out.append("played: " + ", ".join(f"seat {s} {a}:{json.dumps(state.action_to_string(s, a))}"
-                                          for s, a in zip(seats, chosen)))
+            said.append(state.random_message(seat, rng) if spec and spec.get("message") else None)
+        out.append("played: " + ", ".join(
+            f"seat {s} {a}:{json.dumps(state.action_to_string(s, a))}" + (f" saying {json.dumps(m)}" if m is not None else "")
+            for s, a, m in zip(seats, chosen, said)))
         if simultaneous:
-            joint = [0] * game.num_players
-            for seat, action in zip(seats, chosen):
-                joint[seat] = action
-            state.apply_actions(joint)
+            joint, messages = [0] * game.num_players, [None] * game.num_players
+            for seat, action, message in zip(seats, chosen, said):
+                joint[seat], messages[seat] = action, message
+            state.apply_actions(joint, messages if any(m is not None for m in messages) else None)
         else:
-            state.apply_action(chosen[0])
+            state.apply_action(chosen[0], said[0])
     out += ["", f"## End after {state.move_number} moves",
             f"returns: {_data(state.returns())}",
             f"summary: {state.result_summary()}",
             f"details: {_data(state.result_details())}",
             "public history:"]
     out += [f"  seat {seat} action {action}: {text}" for seat, action, text in state.public_history()]
+    if state.messages():
+        out.append("conversation:")
+        out += [f"  move {m['move']} seat {m['seat']}" + (f" to {m['to']}" if m["to"] is not None else "")
+                + f": {json.dumps(m['text'], ensure_ascii=False)}" for m in state.messages()]
     for seat in range(game.num_players):
         out += [f"### Seat {seat} observes at the end", state.observation_string(seat)]
     return "\n".join(out) + "\n"
