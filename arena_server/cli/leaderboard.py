@@ -1,0 +1,195 @@
+"""`arena-server leaderboard`: ratings from a running server (or the database file), with CSV, PNG and
+HTML exports."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .common import add_client_args, stubs
+
+
+def add_parsers(sub) -> None:
+    board = sub.add_parser("leaderboard", help="print a leaderboard from a running server (or, with --local, "
+                                               "from the database file)")
+    add_client_args(board)
+    board.add_argument("--local", action="store_true",
+                       help="compute from the database file --db directly, without a server")
+    board.add_argument("--game", default="", help="only this game (default: all games pooled)")
+    board.add_argument("--tournament", default="", help="only this tournament")
+    board.add_argument("--suite", default="", help="only this suite's games: " + ", ".join(SUITE_NAMES))
+    board.add_argument("--method", choices=sorted(METHOD_CHOICES), default=None,
+                       help="rating method (default: the preset's, else trueskill)")
+    board.add_argument("--preset", default="", help="a benchmark's procedure: gamebench, gamebench_code "
+                       "(exact seeded replication of the paper's Table 2), llmarena, gtbench")
+    board.add_argument("--agents", default="", help="comma-separated agent pool (default: everyone)")
+    board.add_argument("--weighting", choices=["game", "match"], default="game",
+                       help="pooled games: each game counts equally (default) or each match does")
+    board.add_argument("--ties", choices=["drop", "half"], default=None,
+                       help="ties in paired comparisons (default: bradley-terry drops, elo counts half)")
+    board.add_argument("--scoring", choices=["rank", "share"], default="rank",
+                       help="a match's outcome: by rank, or by share of non-negative returns")
+    bt = board.add_argument_group("bradley-terry")
+    bt.add_argument("--resamples", type=int, default=0, help="bootstrap resamples (default 1000)")
+    bt.add_argument("--level", type=float, default=0.0, help="confidence level (default 0.90)")
+    bt.add_argument("--seed", type=int, default=0, help="bootstrap seed (and random-order seed)")
+    bt.add_argument("--anchor", default="", help="agent whose rating is fixed at --anchor-rating")
+    bt.add_argument("--anchor-rating", type=float, default=0.0)
+    bt.add_argument("--scale", type=float, default=0.0,
+                    help="multiplier of log-strengths (e.g. 173.72 = 400/ln 10 for an Elo-like scale)")
+    bt.add_argument("--alpha", type=float, default=None, help="regularisation (default 0.001)")
+    bt.add_argument("--point", choices=["mle", "mean"], default=None,
+                    help="rating = maximum likelihood (default) or the mean of the resamples")
+    other = board.add_argument_group("trueskill, elo, nra")
+    other.add_argument("--orders", type=int, default=0, help="trueskill: average over this many random orders")
+    other.add_argument("--k-factor", type=float, default=0.0, help="elo: K (default 32)")
+    other.add_argument("--initial-rating", type=float, default=None, help="elo: initial rating (default 1500)")
+    other.add_argument("--opponent", default="", help="nra: against this agent only")
+    other.add_argument("--nra-variant", choices=["sum_abs", "abs_sum"], default="sum_abs")
+    out = board.add_argument_group("exports")
+    out.add_argument("--csv", metavar="PATH", help="write the leaderboard as CSV")
+    out.add_argument("--plot", metavar="PATH", help="write a PNG plot of ratings with intervals")
+    out.add_argument("--html", metavar="PATH", help="write a static HTML report (leaderboard, pairwise win "
+                     "matrix, per-game tables)")
+    out.add_argument("--title", default="", help="title of the plot and report")
+    board.set_defaults(run=_leaderboard)
+
+
+METHOD_CHOICES = {"trueskill": "trueskill", "bradley-terry": "bradley_terry", "elo": "elo", "nra": "nra",
+                  "suite-score": "suite_score"}
+SUITE_NAMES = ("gamebench", "gamabench", "gtbench", "llmarena", "magic")
+
+
+def _leaderboard_request(args):
+    from arena.v1 import arena_service_pb2 as pb
+
+    from ..service.arena import RATING_METHODS
+
+    request = pb.GetLeaderboardRequest(
+        game_id=args.game, tournament_id=args.tournament, suite=args.suite, preset=args.preset,
+        method=RATING_METHODS[METHOD_CHOICES[args.method]] if args.method else pb.RATING_METHOD_UNSPECIFIED,
+        agents=[a.strip() for a in args.agents.split(",") if a.strip()],
+        weighting=pb.MATCH_WEIGHTING_PER_MATCH if args.weighting == "match" else pb.MATCH_WEIGHTING_PER_GAME,
+        ties={"drop": pb.TIE_POLICY_DROP, "half": pb.TIE_POLICY_HALF}.get(args.ties, pb.TIE_POLICY_UNSPECIFIED),
+        scoring=pb.OUTCOME_SCORING_RETURN_SHARE if args.scoring == "share" else pb.OUTCOME_SCORING_RANK,
+        bradley_terry=pb.BradleyTerryOptions(
+            resamples=args.resamples, confidence_level=args.level, seed=args.seed, anchor_agent=args.anchor,
+            anchor_rating=args.anchor_rating, scale=args.scale,
+            point={"mle": pb.BRADLEY_TERRY_POINT_MAXIMUM_LIKELIHOOD,
+                   "mean": pb.BRADLEY_TERRY_POINT_BOOTSTRAP_MEAN}.get(args.point, pb.BRADLEY_TERRY_POINT_UNSPECIFIED)),
+        trueskill=pb.TrueSkillOptions(orders=args.orders, seed=args.seed),
+        elo=pb.EloOptions(k_factor=args.k_factor),
+        nra=pb.NraOptions(opponent=args.opponent, variant=pb.NRA_VARIANT_ABSOLUTE_OF_SUM
+                          if args.nra_variant == "abs_sum" else pb.NRA_VARIANT_SUM_OF_ABSOLUTE),
+    )
+    if args.alpha is not None:
+        request.bradley_terry.regularization = args.alpha
+    if args.initial_rating is not None:
+        request.elo.initial_rating = args.initial_rating
+    return request
+
+
+def _leaderboard(args) -> int:
+    request = _leaderboard_request(args)
+    records = None
+    if args.local:
+        from ..ratings import compute_leaderboard
+        from ..service.arena import leaderboard_query, leaderboard_response
+        from ..store import Store
+
+        if not os.path.exists(args.db):
+            print(f"error: no database file {args.db}", file=sys.stderr)
+            return 2
+        store = Store(args.db)
+        try:
+            records = list(store.finished_matches(tournament_id=args.tournament))
+        finally:
+            store.close()
+        try:
+            board = leaderboard_response(compute_leaderboard(records, leaderboard_query(request)))
+        except (KeyError, LookupError, ValueError) as e:
+            print(f"error: {e.args[0]}", file=sys.stderr)
+            return 2
+    else:
+        stub, md = stubs(args)
+        board = stub.GetLeaderboard(request, metadata=md)
+    print_board(board)
+    rows = _rows(board)
+    if args.csv:
+        from ..ratings.report import write_csv
+
+        write_csv(rows, args.csv)
+        print(f"wrote {args.csv}")
+    if args.plot:
+        from ..ratings.report import plot_ratings
+
+        plot_ratings(rows, args.plot, title=args.title or _title(args), xlabel=_method_label(board))
+        print(f"wrote {args.plot}")
+    if args.html:
+        from ..ratings.report import html_report
+        from ..service.arena import leaderboard_query
+
+        if records is None:
+            records = _fetch_matches(stub, md, args.tournament)
+        html_report(records, args.html, title=args.title or _title(args), query=leaderboard_query(request))
+        print(f"wrote {args.html}")
+    return 0
+
+
+def _title(args) -> str:
+    scope = args.game or (f"suite {args.suite}" if args.suite else "all games")
+    return f"Leaderboard: {scope}" + (f", tournament {args.tournament}" if args.tournament else "")
+
+
+def _method_label(board) -> str:
+    from arena.v1 import arena_service_pb2 as pb
+
+    return pb.RatingMethod.Name(board.method).removeprefix("RATING_METHOD_").replace("_", " ").lower()
+
+
+def _rows(board):
+    from ..ratings import LeaderboardRow
+
+    return [LeaderboardRow(e.agent_name, e.rating, e.lower, e.upper, e.matches, e.wins, e.draws, e.losses, e.rank,
+                           dict(e.details)) for e in board.entries]
+
+
+def _fetch_matches(stub, md, tournament_id: str):
+    """Every finished match of the tournament (or server), oldest end first, as store records."""
+    from arena.v1 import arena_service_pb2 as pb
+    from arena.v1 import match_pb2
+
+    from ..store import MatchRecord
+
+    records, token = [], ""
+    while True:
+        page = stub.ListMatches(pb.ListMatchesRequest(tournament_id=tournament_id, page_size=1000, page_token=token,
+                                                      status=match_pb2.MATCH_STATUS_FINISHED), metadata=md)
+        for m in page.matches:
+            ended = m.ended_at.ToNanoseconds() / 1e9
+            records.append(MatchRecord(
+                match_id=m.match_id, tournament_id=m.tournament_id, game_id=m.game_id, rules_version=m.rules_version,
+                parameters={}, players=[{"seat": p.seat, "agent_name": p.agent_name, "team": p.team,
+                                         "house_agent": p.house_agent} for p in m.players],
+                seed=m.seed, time_control={}, failure_policy={}, status="finished",
+                result={"reason": "normal", "returns": list(m.result.returns), "ranks": list(m.result.ranks)},
+                created_at=m.created_at.ToNanoseconds() / 1e9, ended_at=ended))
+        token = page.next_page_token
+        if not token:
+            break
+    records.sort(key=lambda r: (r.ended_at, r.match_id))
+    return records
+
+
+METHOD_TITLES = {0: "TrueSkill", 1: "TrueSkill", 2: "Bradley–Terry", 3: "Elo", 4: "NRA", 5: "Suite-score"}
+
+
+def print_board(board) -> None:
+    print(f"{METHOD_TITLES.get(board.method, 'Rating')} leaderboard ({board.matches_counted} matches)")
+    if board.description:
+        print(f"  {board.description}")
+    print(f"{'rank':>4}  {'agent':<24} {'rating':>9} {'lower':>9} {'upper':>9} {'matches':>7} {'W-D-L':>11}")
+    for e in board.entries:
+        wdl = f"{e.wins}-{e.draws}-{e.losses}"
+        rating = f"{e.rating:9.2f}" if e.matches else f"{'N/A':>9}"
+        print(f"{e.rank:>4}  {e.agent_name:<24} {rating} {e.lower:9.2f} {e.upper:9.2f} {e.matches:7d} {wdl:>11}")
