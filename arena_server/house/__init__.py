@@ -21,6 +21,7 @@ from typing import Callable
 import structlog
 
 from arena.v1 import agent_service_pb2 as pb
+from arena.v1 import game_pb2
 
 from ..referee import SeatEndpoint
 from .base import HousePolicy
@@ -67,6 +68,10 @@ class HouseSeat(SeatEndpoint):
             # Answering nothing lets the referee's failure policy handle the seat.
             log.error("house agent cannot play this game", agent=self.agent_name, game_id=self._game_id,
                       match_id=request.match_id)
+            return None
+        if not self._policy.speaks and request.text_action.message == game_pb2.MESSAGE_MODE_REQUIRED:
+            log.error("house agent cannot write the message this decision needs", agent=self.agent_name,
+                      game_id=self._game_id, match_id=request.match_id)
             return None
         if self._policy.cpu_bound:
             try:

@@ -7,7 +7,7 @@ import re
 
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import game_pb2
-from arena_engines import game_spec, load_game
+from arena_engines import load_game
 from arena_engines.core import RANDOM_WORDS
 from arena_engines.mcts import MCTSBot
 
@@ -21,6 +21,9 @@ class HousePolicy:
 
     games: frozenset[str] | None = None     # the games it can play; None: every game
     cpu_bound = False                       # True: `choose` runs in a worker thread
+    # False: it cannot write messages, so it moves without talking where a message is optional and
+    # answers nothing where one is required (the referee's failure policy handles the seat).
+    speaks = True
 
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
@@ -65,9 +68,7 @@ class MCTSPolicy(HousePolicy):
     """OpenSpiel-style MCTS (UCT c = 2, random rollouts, solver) over the arena's own engine."""
 
     cpu_bound = True
-
-    def plays(self, game_id: str) -> bool:
-        return not game_spec(game_id).dialogue      # search cannot write messages
+    speaks = False                                  # search cannot write messages
 
     def __init__(self, seed: int, simulations: int = MCTS_SIMULATIONS):
         super().__init__(seed)
@@ -88,6 +89,7 @@ class MCTSPolicy(HousePolicy):
 POLICIES = {
     "random": ("uniformly random legal actions (and a short random message on dialogue turns)", RandomPolicy),
     "mcts": (f"MCTS with {MCTS_SIMULATIONS} simulations, UCT c = 2, random rollouts and solver (GTBench's "
-             "opponent); determinized from its own view in imperfect-information games; not in dialogue games",
+             "opponent); determinized from its own view in imperfect-information games; silent in dialogue "
+             "games, where it declines decisions that need a message",
              MCTSPolicy),
 }

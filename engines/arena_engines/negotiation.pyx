@@ -7,11 +7,12 @@ alternate turns, player 0 first. On its turn a player either proposes a division
 item it takes, the rest going to the other player - or, once a proposal exists, agrees to the other
 player's latest proposal. With "utterances" "symbols" (GTBench) each proposal is followed, by the same
 player, by an utterance of 3 symbols from 0-4: cheap talk that binds no one; an agreement ends the
-game at once, without an utterance. An agreement gives each player the value of its share (the
-proposer takes its proposal, the other player the rest); without agreement within the turn limit both
-get 0. A turn is one proposal or agreement; the limit is either drawn by chance and hidden
-("random_length": a Poisson(7) draw truncated to 4..max_turns, as in OpenSpiel after Cao et al.
-2018) or fixed at "max_turns".
+game at once, without an utterance. With "utterances" "talk" (LLMArena) each move - proposal or
+agreement - may carry free-text talk that the other player reads; it too binds no one. An agreement
+gives each player the value of its share (the proposer takes its proposal, the other player the
+rest); without agreement within the turn limit both get 0. A turn is one proposal or agreement; the
+limit is either drawn by chance and hidden ("random_length": a Poisson(7) draw truncated to
+4..max_turns, as in OpenSpiel after Cao et al. 2018) or fixed at "max_turns".
 
 Chance ("instances"). All draws come first, in OpenSpiel's order: the turn limit (when random), the
 item pool, player 0's values, player 1's values.
@@ -31,8 +32,8 @@ Actions, as in OpenSpiel. A proposal (a, b, c) - the counts the proposer takes, 
 pool's - has id 36a + 6b + c (0-215); Agree is 216; an utterance (x, y, z) is 217 + 25x + 5y + z
 (217-341). Canonical texts: "Proposal: [a, b, c]", "Agree", "Utterance: [x, y, z]".
 
-Parsing (`parse_action`). At an utterance turn: the last bracketed triple ("<Utterance: [1, 0, 4]>"),
-symbols 0-4. At a proposal turn, the first of:
+Parsing (`parse_action`, a move on its own). At an utterance turn: the last bracketed triple
+("<Utterance: [1, 0, 4]>"), symbols 0-4. At a proposal turn, the first of:
   1. LLMArena's plan line, the last "player_N: ..." line: "Deal" accepts, "x hats y balls z apples"
      proposes (number words zero-nine accepted, singular or plural item names, a missing item is 0);
   2. GTBench's proposal, the last bracketed triple ("<Proposal: [1, 0, 2]>");
@@ -42,25 +43,36 @@ A count above the pool's is returned (an illegal proposal for the referee to jud
 Agree before any proposal (illegal: nothing to accept); a count above 5 or a symbol above 4 raises
 ActionParseError.
 
-Information. Pool, proposals, agreements and utterances are public; values are private. The turn
-limit, when random, is hidden from both players until the game ends at it. `public_history` lists the
-pool draw (seat -1 with its outcome id), every move, and the end; `result_details` reveals the values
-and the limit.
+Dialogue (only "utterances" "talk", i.e. the llmarena_bargain preset; the spec's `dialogue` flag is
+game-wide, but no other decision takes a message). Every proposal turn carries an optional message,
+the talk (LLMArena's accept answer "player_0: Deal." has none; its counter-proposal has talk first).
+  - `read_reply` splits one whole reply in LLMArena's layout: the plan line runs from the last
+    "player_N:" of the seat's own name N to the end of its line, read as in rule 1 above (item counts,
+    else "Deal"); the talk is the rest of the reply - everything before the name and anything after
+    that line - stripped, no talk when empty. A reply that is only a canonical move ("Agree", "Proposal: [1, 2,
+    0]") is that move without talk. A reply without the plan line, or whose plan line names no items
+    and no Deal, raises ActionParseError with the expected layout.
+  - `check_message`: at most 4000 characters (the limit of the whole reply), stored stripped.
+  - Both players hear all talk: `conversation(seat)` is in both views ("conversation" in
+    observation_dict, and "talk" on each move, None without), shown before the move it came with.
+  - `default_message` is the empty text: LLMArena's talk after a reply it could not read (the
+    failure policy then supplies the plan).
+  - Search never sees talk; `state_from_view` replays it so the rebuilt views match.
+
+Information. Pool, proposals, agreements, utterances and talk are public; values are private. The
+turn limit, when random, is hidden from both players until the game ends at it. `public_history` lists
+the pool draw (seat -1 with its outcome id), every move, and the end (talk is in `messages()`);
+`result_details` reveals the values and the limit.
 
 Presets:
   - "gtbench": OpenSpiel negotiation defaults: OpenSpiel instances, random turn limit 4-10, symbol
     utterances, peppers/strawberries/cherries; answers "<Proposal: [a, b, c]>", "<Agree>",
     "<Utterance: [x, y, z]>".
   - "llmarena_bargain": LLMArena's Bargain rules: Deal-or-No-Deal instances, hats/balls/apples, 10
-    rounds of one turn per player (20 turns), no utterances; answers "player_0: 1 hat 2 balls 0
-    apples" or "player_0: Deal.". Returns are the secured values (winner = larger value, no deal =
-    draw); the code's zero-sum difference reward is in `result_details`.
-
-LLMArena's free-text bargaining is not carried yet. The referee logs and applies action ids only, so
-a message cannot be stored, replayed or shown to the other player; the parser reads the plan line and
-ignores the talk before it. Its place is the utterance stage: once the core carries text with an
-action, "utterances" gains a "text" mode in which each plan is followed by its message, exactly where
-GTBench's symbols go, and the observation shows the other player's last message.
+    rounds of one turn per player (20 turns), free-text talk with each move; answers "I'd like the
+    hats.\nplayer_0: 1 hat 2 balls 0 apples" or "player_0: Deal.". Returns are the secured values
+    (winner = larger value, no deal = draw); the code's zero-sum difference reward is in
+    `result_details`.
 
 Ambiguities (resolutions recommended in gtbench.md section 6 item 8 and llmarena.md section 6 item 18):
   - Agree accepts the other player's latest proposal, player 0 moves first, no agreement scores 0/0,
@@ -78,6 +90,15 @@ Ambiguities (resolutions recommended in gtbench.md section 6 item 8 and llmarena
     meeting the constraints (llmarena.md: "equivalent instances can be generated with the same
     constraints"); its "Deal with no standing offer" (-1 for the dealer) is an illegal move here, so the
     referee's failure policy applies (LLMArena's own: the offender gets -1, the other 0).
+  - Talk (llmarena.md section 2.5; section 6 gives no resolution for these). LLMArena's code takes the
+    first line holding "player_N:" and keeps as talk only the text before the name on that line; the
+    paper's layout is talk, then the plan line, so here the plan line is the last one and the talk
+    is all the rest. Without a plan line the code looked for "deal" or item counts anywhere in the
+    reply and relayed the whole reply as talk; `read_reply` refuses such a reply instead (the referee
+    asks again), because talk such as "no deal unless I get 2 hats" would otherwise bind. Those
+    fallbacks remain in `parse_action`, which reads a move sent apart from its talk. The paper sets
+    no length for talk (4000 characters here) and only asks players not to reveal their values,
+    which is not checked.
 """
 
 from libc.math cimport exp, lgamma, log
@@ -116,7 +137,8 @@ cdef enum:                      # chance steps
 
 cdef double RANDOM_LENGTH_MEAN = 7.0
 INSTANCES = ("openspiel", "deal_or_no_deal")
-UTTERANCES = ("symbols", "none")
+UTTERANCES = ("symbols", "talk", "none")
+TEXT_LIMIT = 4000               # characters of a reply, and of its talk: room to reason and bargain
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 SPEC = GameSpec(
@@ -144,7 +166,8 @@ SPEC = GameSpec(
         Parameter("random_length", True, "draw the turn limit as Poisson(7) truncated to 4..max_turns, "
                                          "hidden from the players (OpenSpiel); false: exactly max_turns"),
         Parameter("utterances", "symbols", "'symbols': after each proposal the proposer utters 3 symbols "
-                                           "0-4 (GTBench); 'none': proposals only"),
+                                           "0-4 (GTBench); 'talk': each move may carry free-text talk that "
+                                           "the other player reads (LLMArena); 'none': moves only"),
         Parameter("item_names", "peppers,strawberries,cherries",
                   "the three item types, plural English nouns separated by commas"),
     ),
@@ -156,16 +179,24 @@ SPEC = GameSpec(
                {"instances": "openspiel", "max_turns": 10, "random_length": True, "utterances": "symbols",
                 "item_names": "peppers,strawberries,cherries"}),
         Preset("llmarena_bargain", "LLMArena (Chen et al., ACL 2024) Bargain: Deal-or-No-Deal instances, "
-               "hats, balls, apples, 10 rounds of one turn each, plans only (the free-text talk is not "
-               "relayed yet); answer 'player_0: 1 hat 2 balls 0 apples' or 'player_0: Deal.'.",
-               {"instances": "deal_or_no_deal", "max_turns": 20, "random_length": False, "utterances": "none",
+               "hats, balls, apples, 10 rounds of one turn each; each turn free-text talk for the other "
+               "player, then the binding plan line 'player_0: 1 hat 2 balls 0 apples' or 'player_0: Deal.'.",
+               {"instances": "deal_or_no_deal", "max_turns": 20, "random_length": False, "utterances": "talk",
                 "item_names": "hats,balls,apples"}),
     ),
     accepts_text_actions=True,
+    dialogue=True,      # only with "utterances" "talk" (llmarena_bargain) do moves carry messages
 )
+
+# A Bargain playthrough of all 20 turns without a deal is too long to read; 6 turns show the talk.
+PLAYTHROUGH_OVERRIDES = {"llmarena_bargain": {"max_turns": 6}}
 
 _TRIPLE = re.compile(r"\[\s*(\d{1,9})\s*,\s*(\d{1,9})\s*,\s*(\d{1,9})\s*\]")
 _PLAN_LINE = re.compile(r"\bplayer_\d+\s*:([^\n]*)", re.IGNORECASE)
+# A seat's own plan line, "player_0: ...", whose end (the end of its line) separates it from the talk.
+_OWN_PLAN_LINE = tuple(re.compile(rf"\bplayer_{seat}\s*:([^\n]*)", re.IGNORECASE) for seat in (0, 1))
+_CANONICAL = re.compile(r"\s*(agree|proposal\s*:\s*\[\s*\d{1,9}\s*,\s*\d{1,9}\s*,\s*\d{1,9}\s*\])\s*",
+                        re.IGNORECASE)
 _AGREE = re.compile(r"\b(agree|agreed|deal)\b", re.IGNORECASE)
 
 
@@ -271,6 +302,7 @@ def _count_pattern(names) -> object:
 
 cdef class NegotiationState(State):
     cdef int dond, max_turns, random_length, utterances
+    cdef bint talk                      # each move may carry talk (a message; search never sees it)
     cdef int setup_steps                # chance steps of the setup
     cdef int step                       # chance steps done
     cdef int length                     # the turn limit; -1 until drawn
@@ -290,6 +322,7 @@ cdef class NegotiationState(State):
         self.max_turns = p["max_turns"]
         self.random_length = p["random_length"]
         self.utterances = p["utterances"] == "symbols"
+        self.talk = p["utterances"] == "talk"
         self.setup_steps = (1 if self.random_length else 0) + 1 + (2 if self.dond else 2 * NUM_ITEMS)
         self.length = -1 if self.random_length else self.max_turns
         self.names = game.item_names
@@ -534,6 +567,7 @@ cdef class NegotiationState(State):
         s.max_turns = self.max_turns
         s.random_length = self.random_length
         s.utterances = self.utterances
+        s.talk = self.talk
         s.setup_steps = self.setup_steps
         s.step = self.step
         s.length = self.length
@@ -596,8 +630,13 @@ cdef class NegotiationState(State):
         return f"{self.names[0]}, {self.names[1]} and {self.names[2]}"
 
     def _rules_text(self) -> str:
-        talk = (", and then sends a message of three symbols from 0 to 4 (cheap talk: it binds no one)"
-                if self.utterances else "")
+        if self.utterances:
+            talk = ", and then sends a message of three symbols from 0 to 4 (cheap talk: it binds no one)"
+        elif self.talk:
+            talk = (", and may say anything to the other player with it (talk binds no one: only the proposal or "
+                    "agreement counts; players should not reveal their values)")
+        else:
+            talk = ""
         if self.dond:
             instance = ("There are 5 to 7 items, at least one of each type. Each player's values add up to "
                         "10 over the whole pool; every item type is worth something to at least one player, "
@@ -617,8 +656,11 @@ cdef class NegotiationState(State):
                 f"player's latest proposal{talk}. An agreement ends the game: each player scores the value, "
                 f"to itself, of its share. Without agreement within the turn limit both score 0. {limit}")
 
+    def _who(self, int seat, int player) -> str:
+        return f"player {seat}" + (" (you)" if seat == player else "")
+
     def _move_text(self, int turn, int seat, int action, int player) -> str:
-        who = f"player {seat}" + (" (you)" if seat == player else "")
+        who = self._who(seat, player)
         if action == AGREE:
             return f"Turn {turn}, {who}: agrees."
         if action >= UTTERANCE_BASE:
@@ -662,12 +704,20 @@ cdef class NegotiationState(State):
             theirs = self._proposal(self.num_proposals - 1)
             mine = self._rest(theirs)
             text += (f"Player {1 - player} proposes to take {self._items_text(theirs)}, which leaves you "
-                     f"{self._items_text(mine)}, worth {self._value_of(player, mine)} to you. Answer 'Agree' "
-                     f"to accept, or propose ")
-        else:
-            text += "Propose "
+                     f"{self._items_text(mine)}, worth {self._value_of(player, mine)} to you. ")
+        if self.talk:
+            accept = f"'player_{player}: Deal.' to accept, or " if self.num_proposals else ""
+            return text + (f"Say what you like to player {1 - player}, then end with your plan on its own line: "
+                           f"{accept}{self._plan_line_text(player)}. Do not reveal your values.")
+        text += "Answer 'Agree' to accept, or propose " if self.num_proposals else "Propose "
         return text + ("how many of each item you take, e.g. 'Proposal: [1, 0, 2]' (in the order "
                        f"{self._names_text()}).")
+
+    def _plan_line_text(self, int player) -> str:
+        """LLMArena's proposal line, explained, with an example."""
+        example = f"player_{player}: 1 {_singular(self.names[0])} 2 {self.names[1]} 0 {self.names[2]}"
+        return (f"'player_{player}: x {self.names[0]} y {self.names[1]} z {self.names[2]}' with the numbers of "
+                f"items you keep, e.g. '{example}'")
 
     # ---- views --------------------------------------------------------------------------------
     def action_to_string(self, int player, int action) -> str:
@@ -703,12 +753,9 @@ cdef class NegotiationState(State):
             return UTTERANCE_BASE + (symbols[0] * NUM_SYMBOLS + symbols[1]) * NUM_SYMBOLS + symbols[2]
         plan = last_match(_PLAN_LINE, text)
         if plan is not None:
-            line = plan.group(1)
-            counts = self._item_counts(line)
-            if counts is not None:
-                return self._proposal_id(counts)
-            if _AGREE.search(line):
-                return AGREE
+            action = self._plan_action(plan.group(1))
+            if action is not None:
+                return action
         triple = last_match(_TRIPLE, text)
         if triple is not None:
             return self._proposal_id([int(triple.group(i)) for i in (1, 2, 3)])
@@ -718,6 +765,46 @@ cdef class NegotiationState(State):
         if _AGREE.search(text):
             return AGREE
         raise ActionParseError(f"could not read a proposal or an agreement from {text!r}. {self._answer_help()}")
+
+    def _plan_action(self, str line):
+        """The move a plan line's text names: item counts propose, else "Deal" ("agree") accepts; None
+        when it names neither."""
+        counts = self._item_counts(line)
+        if counts is not None:
+            return self._proposal_id(counts)
+        if _AGREE.search(line):
+            return AGREE
+        return None
+
+    def read_reply(self, int player, str text) -> tuple:
+        """(action, talk) from one whole reply, in LLMArena's layout: talk, then the plan line
+        "player_0: 1 hat 2 balls 0 apples" or "player_0: Deal." (from the last "player_0:" of the
+        seat's own name to the end of its line). The talk is the rest of the reply, stripped; None when
+        there is none. A reply that is only a canonical move ("Agree", "Proposal: [1, 2, 0]") is that
+        move without talk."""
+        if not self.talk or self._phase() != "proposal":
+            return super().read_reply(player, text)
+        check_seat("negotiation", player)
+        plan = last_match(_OWN_PLAN_LINE[player], text)
+        if plan is None:
+            if _CANONICAL.fullmatch(text):
+                return self.parse_action(player, text), None
+            raise ActionParseError(f"no plan line 'player_{player}: ...' in the reply. {self._answer_help()}")
+        action = self._plan_action(plan.group(1))
+        if action is None:
+            raise ActionParseError(f"the plan line {plan.group(0).strip()!r} names no items and no Deal. "
+                                   f"{self._answer_help()}")
+        talk = "\n".join(part for part in (text[:plan.start()].strip(), text[plan.end():].strip()) if part)
+        return action, talk or None
+
+    def check_message(self, int player, str text) -> str:
+        """The talk as stored: within the length limit, without surrounding blanks."""
+        return super().check_message(player, text).strip()
+
+    def default_message(self, int player):
+        """LLMArena's fallback after a reply it could not read: no talk (the empty text) with the
+        failure policy's plan."""
+        return ""
 
     def _item_counts(self, str text):
         """[a, b, c] from "2 peppers 0 strawberries one cherry" (the last mention of each item; a
@@ -740,6 +827,10 @@ cdef class NegotiationState(State):
     def _answer_help(self) -> str:
         if self._phase() == "utterance":
             return "Answer with three symbols from 0 to 4, e.g. 'Utterance: [1, 0, 4]'."
+        if self.talk:
+            seat = self.c_current_player() if self.c_current_player() >= 0 else 0
+            return (f"End your reply with your plan on its own line: {self._plan_line_text(seat)}, or "
+                    f"'player_{seat}: Deal.' to accept the other player's latest proposal; any talk goes before it.")
         example = f"player_{self.c_current_player() if self.c_current_player() >= 0 else 0}: 1 " \
                   f"{_singular(self.names[0])} 2 {self.names[1]} 0 {self.names[2]}"
         return (f"Answer 'Agree' to accept the other player's latest proposal, or propose how many of each item "
@@ -751,12 +842,19 @@ cdef class NegotiationState(State):
             return None
         if phase == "utterance":
             description = "your message: three symbols from 0 to 4, e.g. 'Utterance: [1, 0, 4]'"
+        elif self.talk:
+            return {"description": f"talk for player {1 - player} if you like, then your plan on the last line: "
+                                   f"'player_{player}: x {self.names[0]} y {self.names[1]} z {self.names[2]}' "
+                                   f"(the items you keep) or 'player_{player}: Deal.' (accept the latest "
+                                   f"proposal); or the plan alone as the text, with the talk as the message",
+                    "max_length": TEXT_LIMIT, "forbidden_words": [], "message": "optional",
+                    "example": "Let us find a split that works for both of us."}
         else:
             description = (f"'Agree', or a proposal of how many {self._names_text()} you take, e.g. "
                            f"'Proposal: [1, 2, 0]'; text before a final 'player_{player}: ...' plan line is "
                            f"ignored")
-        # room for reasoning or bargaining talk before the answer
-        return {"description": description, "max_length": 4000, "forbidden_words": []}
+        # room for reasoning before the answer
+        return {"description": description, "max_length": TEXT_LIMIT, "forbidden_words": []}
 
     def observation_string(self, int player) -> str:
         check_seat("negotiation", player)
@@ -771,7 +869,12 @@ cdef class NegotiationState(State):
         moves = self._moves()
         if moves:
             lines.append("Moves so far:")
-            lines += ["  " + self._move_text(turn, seat, action, player) for turn, seat, action in moves]
+            talk = self._talk_of_moves()
+            for index, (turn, seat, action) in enumerate(moves):
+                if talk[index]:        # the empty talk of a failed reply says nothing
+                    said = talk[index].replace("\n", "\n    ")
+                    lines.append(f"  Turn {turn}, {self._who(seat, player)} says: \"{said}\"")
+                lines.append("  " + self._move_text(turn, seat, action, player))
         lines.append(self._now_text(player))
         return "\n".join(lines)
 
@@ -783,7 +886,9 @@ cdef class NegotiationState(State):
         if self.num_proposals:
             takes = self._proposal(self.num_proposals - 1)
             latest = {"by": (self.num_proposals - 1) % 2, "takes": takes, "leaves": self._rest(takes)}
-        return {
+        moves = [{"turn": turn, "seat": seat, "action": action, "text": self.action_to_string(seat, action)}
+                 for turn, seat, action in self._moves()]
+        view = {
             "seat": player,
             "item_names": list(self.names),
             "pool": [self.pool[i] for i in range(NUM_ITEMS)] if self._pool_known() else None,
@@ -793,12 +898,22 @@ cdef class NegotiationState(State):
             "turn": self.num_proposals + 1 if phase == "proposal" else self.num_proposals,
             "turn_limit": (self.max_turns if not self.random_length else self.num_proposals)
                           if self._limit_known() else None,
-            "moves": [{"turn": turn, "seat": seat, "action": action, "text": self.action_to_string(seat, action)}
-                      for turn, seat, action in self._moves()],
+            "moves": moves,
             "latest_proposal": latest,
             "agreement": bool(self.agreed),
             "my_return": self.returns()[player],
         }
+        if self.talk:
+            for move, said in zip(moves, self._talk_of_moves()):
+                move["talk"] = said
+            view["conversation"] = self.conversation(player)
+        return view
+
+    def _talk_of_moves(self) -> list:
+        """What was said with each move of _moves(), None where nothing was (talk is public)."""
+        said = {entry["move"]: entry["text"] for entry in self.messages()}
+        # Moves follow the chance setup one per move number.
+        return [said.get(self.setup_steps + index) for index in range(len(self._moves()))]
 
     def public_history(self) -> list:
         """The pool draw, every move, and the end; the values and a hidden limit stay private."""
@@ -897,7 +1012,7 @@ class Game(GameBase):
                 elif seat < player or setup_over:
                     self._apply_values(state, other)
         for move in view["moves"]:
-            state.apply_action(move["action"])
+            state.apply_action(move["action"], move.get("talk"))
         return state
 
     def _apply_values(self, NegotiationState state, values):

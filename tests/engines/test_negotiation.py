@@ -1,6 +1,6 @@
 """Negotiation: the chance setup of both instance families, agreement and no-deal payoffs, the turn
 limit, proposal validity, what players see, resampling and rebuilding hidden information, parsing,
-presets."""
+LLMArena's talk (replies split into talk and plan, talk checked, heard by both, replayed), presets."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena_engines import game_spec, load_game
-from arena_engines.core import ActionParseError, IllegalActionError
+from arena_engines.core import ActionParseError, IllegalActionError, TextRejectedError
 from arena_engines.negotiation import dond_instance_count
 
 GAME = "negotiation"
@@ -54,13 +54,22 @@ def sample_chance(state, rng):
     return rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0]
 
 
-def random_playout(state, rng, on_step=None, agree_rate=0.15):
+def random_talk(state, rng):
+    """No talk, the empty talk, a few words or two lines, when the turn takes talk; else None."""
+    spec = state.text_action_spec(state.current_player())
+    if not (spec and spec.get("message")):
+        return None
+    return rng.choice([None, "", state.random_message(state.current_player(), rng), "I need apples.\nDo you?"])
+
+
+def random_playout(state, rng, on_step=None, agree_rate=0.15, talk=False):
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply_action(sample_chance(state, rng))
         else:
             legal = state.legal_actions()
-            state.apply_action(AGREE if AGREE in legal and rng.random() < agree_rate else rng.choice(legal))
+            action = AGREE if AGREE in legal and rng.random() < agree_rate else rng.choice(legal)
+            state.apply_action(action, random_talk(state, rng) if talk else None)
         if on_step:
             on_step(state)
     return state
@@ -317,9 +326,12 @@ def test_resampled_turn_limit_never_ends_the_game_earlier_than_observed():
     assert limits == {7, 8, 9, 10}
 
 
-@pytest.mark.parametrize("preset,overrides", [("gtbench", {}), ("gtbench", {"utterances": "none"}),
-                                              ("llmarena_bargain", {}), ("llmarena_bargain", {"max_turns": 5})])
-def test_state_from_view_rebuilds_what_the_player_sees(preset, overrides):
+@pytest.mark.parametrize("preset,overrides,talk", [
+    ("gtbench", {}, False), ("gtbench", {"utterances": "none"}, False),
+    ("llmarena_bargain", {}, True), ("llmarena_bargain", {"max_turns": 5}, True),
+    ("llmarena_bargain", {"max_turns": 5}, False),
+])
+def test_state_from_view_rebuilds_what_the_player_sees(preset, overrides, talk):
     game = load_game(GAME, overrides, preset=preset)
     for seed in range(100):
 
@@ -330,8 +342,9 @@ def test_state_from_view_rebuilds_what_the_player_sees(preset, overrides):
                 assert rebuilt.observation_dict(seat) == s.observation_dict(seat)
                 assert rebuilt.legal_actions(seat) == s.legal_actions(seat)
                 assert rebuilt.current_player() == s.current_player()
+                assert rebuilt.conversation(seat) == s.conversation(seat)
         check(game.new_initial_state())
-        random_playout(game.new_initial_state(), random.Random(seed), on_step=check)
+        random_playout(game.new_initial_state(), random.Random(seed), on_step=check, talk=talk)
 
 
 # ---- random playouts -----------------------------------------------------------------------------
@@ -444,17 +457,21 @@ def test_parser_reads_utterances_at_an_utterance_turn():
         assert fragment in str(refused.value) and "Utterance: [1, 0, 4]" in str(refused.value)
 
 
+@pytest.mark.parametrize("preset,layout", [("gtbench", "'Proposal: [1, 2, 0]'"),
+                                           ("llmarena_bargain", "'player_0: 1 hat 2 balls 0 apples'")])
 @pytest.mark.parametrize("text,fragment", [
     ("<Proposal: [6, 0, 0]>", "at most 5 of an item"),
     ("player_0: 7 hats", "at most 5 of an item"),
     ("I am thinking about it", "could not read a proposal or an agreement"),
     ("", "could not read a proposal or an agreement"),
 ])
-def test_parser_refuses_unreadable_or_impossible_proposals(text, fragment):
-    state = proposal_turn("llmarena_bargain")
+def test_parser_refuses_unreadable_or_impossible_proposals(preset, layout, text, fragment):
+    state = proposal_turn(preset)
+    if preset == "gtbench":
+        text = text.replace("hats", "peppers")
     with pytest.raises(ActionParseError) as refused:
         state.parse_action(0, text)
-    assert fragment in str(refused.value) and "'Proposal: [1, 2, 0]'" in str(refused.value)
+    assert fragment in str(refused.value) and layout in str(refused.value)
 
 
 def test_an_early_agree_parses_but_is_illegal():
@@ -474,12 +491,15 @@ def test_canonical_texts_parse_back_to_their_ids():
 
 
 ANSWERY = st.text(alphabet=st.sampled_from(list("<>[], :0123456789 AgreDalPpsitnUrohbyc_\n")), max_size=50)
+PLAN_LINES = st.builds(lambda talk, plan, after: f"{talk}player_1: {plan}{after}", st.text(max_size=20),
+                       st.sampled_from(["Deal.", "1 hat 2 balls", "two apples 0 hats", "nothing", "9 balls"]),
+                       st.text(max_size=20))
 
 
 @pytest.mark.parametrize("preset,after", [("gtbench", ()), ("gtbench", (proposal(1, 1, 1),)),
                                           ("llmarena_bargain", (proposal(1, 1, 1),))])
 @settings(max_examples=300, deadline=None)
-@given(text=st.one_of(st.text(max_size=60), ANSWERY))
+@given(text=st.one_of(st.text(max_size=60), ANSWERY, PLAN_LINES))
 def test_any_text_parses_to_an_action_id_of_the_turn_or_is_refused(preset, after, text):
     state = proposal_turn(preset, after)
     seat = state.current_player()
@@ -487,8 +507,170 @@ def test_any_text_parses_to_an_action_id_of_the_turn_or_is_refused(preset, after
     try:
         action = state.parse_action(seat, text)
     except ActionParseError:
-        return
-    assert (217 <= action <= 341) if utterance_turn else (0 <= action <= AGREE)
+        action = None
+    if action is not None:
+        assert (217 <= action <= 341) if utterance_turn else (0 <= action <= AGREE)
+    if preset == "llmarena_bargain":
+        try:
+            action, talk = state.read_reply(seat, text)
+        except ActionParseError:
+            return
+        assert 0 <= action <= AGREE and (talk is None or talk == talk.strip() != "")
+
+
+# ---- talk (llmarena_bargain) ------------------------------------------------------------------------
+def bargain(after=(), values1=(4, 0, 2)):
+    """LLMArena's example instance (pool 1, 2, 3; values 8, 1, 0 and 4, 0, 2), then `after`: pairs of
+    (action, talk)."""
+    state = setup(make("llmarena_bargain"), (1, 2, 3), (8, 1, 0), values1)
+    for action, talk in after:
+        state.apply_action(action, talk)
+    return state
+
+
+def test_talk_is_optional_and_both_players_hear_it_before_the_move_it_came_with():
+    state = bargain()
+    spec = state.text_action_spec(0)
+    assert spec["message"] == "optional" and spec["max_length"] == 4000 and spec["forbidden_words"] == []
+    assert state.check_message(0, spec["example"]) == spec["example"] and state.text_action_spec(1) is None
+    state.apply_action(proposal(1, 2, 0), "  I really need the hats.\nThe apples are yours.  ")
+    state.apply_action(proposal(0, 0, 3))                          # no talk this time
+    state.apply_action(proposal(1, 1, 0), "Last offer.")
+    said = [{"move": 3, "seat": 0, "text": "I really need the hats.\nThe apples are yours."},
+            {"move": 5, "seat": 0, "text": "Last offer."}]
+    assert state.messages() == [dict(m, to=None) for m in said]
+    for seat in (0, 1):
+        data = state.observation_dict(seat)
+        assert data["conversation"] == said == state.conversation(seat)
+        assert [m["talk"] for m in data["moves"]] == [said[0]["text"], None, "Last offer."]
+        text = state.observation_string(seat)
+        who = "player 0 (you)" if seat == 0 else "player 0"
+        assert (f'  Turn 1, {who} says: "I really need the hats.\n    The apples are yours."\n'
+                f"  Turn 1, {who}: proposes to take 1 hat, 2 balls, 0 apples") in text
+        assert f'  Turn 3, {who} says: "Last offer."\n  Turn 3, {who}: proposes' in text
+        assert text.count(" says: ") == 2
+    assert "Say what you like to player 0, then end with your plan on its own line: 'player_1: Deal.'" in \
+        state.observation_string(1)
+    # Talk never binds: the accepted plan is player 0's last proposal, whatever was said.
+    state.apply_action(AGREE, "Deal, if you give me the hats.")
+    assert state.returns() == [9.0, 6.0] and state.conversation(0)[-1]["text"] == "Deal, if you give me the hats."
+    assert [entry[:2] for entry in state.public_history()][1:4] == [(0, proposal(1, 2, 0)), (1, proposal(0, 0, 3)),
+                                                                    (0, proposal(1, 1, 0))]
+
+
+@pytest.mark.parametrize("reply,action,talk", [
+    # LLMArena's example answer: the talk and the plan line on one line
+    ("I'd like 1 hats, 2 balls and 0 apples. player_0: 1 hats 2 balls 0 apples", proposal(1, 2, 0),
+     "I'd like 1 hats, 2 balls and 0 apples."),
+    ("I really need the hats.\nYou can have the apples.\n\nplayer_0: 1 hat 1 ball 0 apples", proposal(1, 1, 0),
+     "I really need the hats.\nYou can have the apples."),
+    ("player_0: Deal.", AGREE, None),                               # LLMArena's accept answer: no talk
+    ("Fine by me.\nplayer_0: Deal.", AGREE, "Fine by me."),
+    ("Player_0 : one hat two balls zero apples", proposal(1, 2, 0), None),   # any case, number words
+    ("player_0: 2 balls\nYour move.", proposal(0, 2, 0), "Your move."),      # talk after the plan line too
+    ("player_0: 3 apples? No, wait.\nplayer_0: 1 hat 0 balls 1 apple", proposal(1, 0, 1),
+     "player_0: 3 apples? No, wait."),                                        # the last plan line binds
+    ("player_1: you offered me nothing.\nplayer_0: 1 hat 2 balls 3 apples", proposal(1, 2, 3),
+     "player_1: you offered me nothing."),                                    # only the seat's own name
+    ("player_0: 5 hats", proposal(5, 0, 0), None),                  # beyond the pool: read, then illegal
+    ("Agree", AGREE, None),                                         # a canonical move alone
+    (" Proposal: [1, 2, 0]\n", proposal(1, 2, 0), None),
+])
+def test_a_reply_splits_into_talk_and_the_plan_line(reply, action, talk):
+    state = bargain([(proposal(1, 1, 1), None), (proposal(0, 1, 1), None)])
+    assert state.read_reply(0, reply) == (action, talk)
+
+
+@pytest.mark.parametrize("reply,fragment", [
+    ("I think this is a fair deal.", "no plan line 'player_0: ...'"),
+    ("I want 2 hats and 1 ball.", "no plan line 'player_0: ...'"),
+    ("player_1: Deal.", "no plan line 'player_0: ...'"),            # the other player's name
+    ("Agree, but only with 2 hats.", "no plan line 'player_0: ...'"),
+    ("", "no plan line 'player_0: ...'"),
+    ("Hmm.\nplayer_0: let me think", "'player_0: let me think' names no items and no Deal"),
+    ("player_0: 7 hats", "at most 5 of an item"),
+])
+def test_a_reply_without_a_readable_plan_line_is_refused_with_the_layout(reply, fragment):
+    state = bargain([(proposal(1, 1, 1), None), (proposal(0, 1, 1), None)])
+    with pytest.raises(ActionParseError) as refused:
+        state.read_reply(0, reply)
+    assert fragment in str(refused.value)
+    assert ("End your reply with your plan on its own line: 'player_0: x hats y balls z apples' with the numbers "
+            "of items you keep, e.g. 'player_0: 1 hat 2 balls 0 apples', or 'player_0: Deal.'") in str(refused.value)
+
+
+def test_refused_talk_leaves_the_state_unchanged():
+    state = bargain([(proposal(1, 1, 1), "Hello.")])
+    before = (state.history(), state.messages(), state.observation_string(0), state.observation_dict(1))
+    for talk, reason in (("x" * 4001, "the message has 4001 characters; the limit is 4000"),
+                         (42, "a message is text")):
+        with pytest.raises(TextRejectedError) as refused:
+            state.apply_action(proposal(0, 0, 3), talk)
+        assert str(refused.value) == reason
+        assert (state.history(), state.messages(), state.observation_string(0), state.observation_dict(1)) == before
+    state.apply_action(proposal(0, 0, 3), "y" * 4000)                  # the limit itself is fine
+    assert state.conversation(0)[-1]["text"] == "y" * 4000
+
+
+def test_the_failure_fallback_says_nothing():
+    state = bargain([(proposal(1, 1, 1), None)])
+    assert state.default_message(1) == "" and state.default_action(1) is None   # LLMArena: a random plan
+    state.apply_action(proposal(0, 0, 3), state.default_message(1))
+    assert state.conversation(0) == [{"move": 4, "seat": 1, "text": ""}]
+    assert state.observation_dict(0)["moves"][-1]["talk"] == "" and " says: " not in state.observation_string(0)
+
+
+def test_a_bargain_with_talk_replays_exactly_from_its_history_and_messages():
+    game = load_game(GAME, preset="llmarena_bargain")
+    for seed in range(40):
+        played = random_playout(game.new_initial_state(), random.Random(seed), agree_rate=0.1, talk=True)
+        said = {m["move"]: m["text"] for m in played.messages()}
+        replay = game.new_initial_state()
+        for move, (_, action) in enumerate(played.history()):
+            replay.apply_action(action, said.get(move))
+        assert replay.messages() == played.messages() and replay.returns() == played.returns()
+        assert replay.result_details() == played.result_details()
+        for seat in (0, 1):
+            assert replay.conversation(seat) == played.conversation(seat)
+            assert replay.observation_string(seat) == played.observation_string(seat)
+            assert replay.observation_dict(seat) == played.observation_dict(seat)
+
+
+def test_talk_reaches_both_players_and_private_values_reach_neither_other_view():
+    moves = [(proposal(1, 1, 1), "I value hats at 8."), (proposal(0, 1, 2), "Apples, please.")]
+    for seat in (0, 1):
+        other = [(4, 0, 2), (0, 2, 2)]
+        values = [((8, 1, 0), o) if seat == 0 else (o, (8, 1, 0)) for o in other]
+        states = [setup(make("llmarena_bargain"), (1, 2, 3), *v) for v in values]
+        for state in states:
+            for action, talk in moves:
+                state.apply_action(action, talk)
+        assert views(states[0], seat) == views(states[1], seat)
+        assert states[0].conversation(seat) == states[1].conversation(seat)
+        assert views(states[0], 1 - seat) != views(states[1], 1 - seat)
+        for state in states:
+            for talk in ("I value hats at 8.", "Apples, please."):
+                assert talk in state.observation_string(seat)
+                assert talk in json.dumps(state.observation_dict(seat))
+        # The other player's own-values line appears in no view of this seat.
+        hidden = states[0].observation_string(1 - seat).splitlines()[3]
+        assert hidden.startswith("Your values per item") and hidden not in states[0].observation_string(seat)
+
+
+def test_gtbench_turns_take_no_message():
+    state = setup(make(), (2, 1, 3), (1, 4, 2), (3, 0, 1), limit=10)
+    assert state.text_action_spec(0) == {
+        "description": "'Agree', or a proposal of how many peppers, strawberries and cherries you take, e.g. "
+                       "'Proposal: [1, 2, 0]'; text before a final 'player_0: ...' plan line is ignored",
+        "max_length": 4000, "forbidden_words": []}
+    with pytest.raises(TextRejectedError, match="this decision takes no message"):
+        state.apply_action(proposal(1, 1, 1), "hello")
+    state.apply_action(proposal(1, 1, 1))
+    assert "message" not in state.text_action_spec(0)               # the utterance turn neither
+    with pytest.raises(TextRejectedError, match="this decision takes no message"):
+        state.apply_action(utterance(1, 2, 3), "hello")
+    assert state.messages() == [] and "conversation" not in state.observation_dict(1)
+    assert all("talk" not in move for move in state.observation_dict(1)["moves"])
 
 
 # ---- presets and parameters ----------------------------------------------------------------------
@@ -501,7 +683,9 @@ def test_presets_carry_each_papers_setting():
         ("openspiel", 10, True, "symbols")
     bargain = load_game(GAME, preset="llmarena_bargain").parameters
     assert (bargain["instances"], bargain["max_turns"], bargain["random_length"], bargain["utterances"],
-            bargain["item_names"]) == ("deal_or_no_deal", 20, False, "none", "hats,balls,apples")
+            bargain["item_names"]) == ("deal_or_no_deal", 20, False, "talk", "hats,balls,apples")
+    # A game-wide flag: only the llmarena_bargain preset's turns take a message.
+    assert spec.dialogue and spec.rules_version == "1"     # old Bargain logs (no messages) replay as before
 
 
 @pytest.mark.parametrize("parameters,players", [

@@ -93,3 +93,38 @@ def test_fixed_bids_are_the_highest_legal_bid_at_most_the_fraction_of_the_valuat
 def test_a_house_agent_asked_for_a_game_it_does_not_play_answers_nothing():
     game = load_game("connect_four")
     assert decide("tit_for_tat", "connect_four", game, game.new_initial_state(), 0) is None
+
+
+def test_mcts_moves_silently_where_talk_is_optional_and_declines_where_a_message_is_required():
+    for preset in ("gtbench", "llmarena_bargain"):
+        game = load_game("negotiation", preset=preset)
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        seat = state.current_player()
+        assert decide("mcts", "negotiation", game, state, seat) in state.legal_actions(seat)
+    # The same decision, marked as needing a message, is declined: the referee's failure policy decides.
+    house = HouseSeat("mcts", 0)
+    house.notify(started("negotiation", game, seat))
+    asking = request(state, seat)
+    asking.text_action.message = game_pb2.MESSAGE_MODE_REQUIRED
+    assert asyncio.run(house.ask(asking, timeout=30)) is None
+
+
+def test_random_says_a_message_on_dialogue_turns_avoiding_forbidden_words():
+    game = load_game("negotiation", preset="llmarena_bargain")
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    seat = state.current_player()
+    house = HouseSeat("random", 3)
+    house.notify(started("negotiation", game, seat))
+    asking = request(state, seat)
+    asking.text_action.CopyFrom(game_pb2.TextActionSpec(description="talk", max_length=100,
+                                                        forbidden_words=["blue", "river"],
+                                                        message=game_pb2.MESSAGE_MODE_OPTIONAL))
+    said = [asyncio.run(house.ask(asking, timeout=30)) for _ in range(20)]
+    assert all(d.action_id in state.legal_actions(seat) and d.HasField("message") for d in said)
+    assert not any(w in d.message.split() for d in said for w in ("blue", "river"))
+    asking.text_action.example = "how about two hats?"
+    assert asyncio.run(house.ask(asking, timeout=30)).message == "how about two hats?"
