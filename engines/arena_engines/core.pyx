@@ -287,6 +287,31 @@ cdef class State:
             return legal[0], text
         return self.parse_action(player, text), text
 
+    def random_decision(self, int player, rng) -> tuple:
+        """(action, message) for random play by `player` now: a uniformly random legal action, with a
+        random_message when the decision carries a message (None otherwise). Drivers of random
+        playouts use it so that dialogue games are played by the same rules as the others."""
+        action = rng.choice(self.legal_actions(player))
+        spec = self.text_action_spec(player)
+        return action, (self.random_message(player, rng) if spec and spec.get("message") else None)
+
+    def step_randomly(self, rng):
+        """Plays one random step: a chance outcome by its probability, or a random_decision of each
+        acting seat. For random playouts in tests and tools (search has its own C-level rollouts)."""
+        cdef int p = self.c_current_player()
+        if p == CHANCE_PLAYER:
+            outcomes = self.chance_outcomes()
+            self.apply_action(rng.choices([a for a, _ in outcomes], weights=[w for _, w in outcomes])[0])
+        elif p == SIMULTANEOUS_PLAYER:
+            actions, messages = [0] * self.num_players, [None] * self.num_players
+            for seat in self.current_players():
+                actions[seat], messages[seat] = self.random_decision(seat, rng)
+            self.apply_actions(actions, messages if any(m is not None for m in messages) else None)
+        elif p >= 0:
+            self.apply_action(*self.random_decision(p, rng))
+        else:
+            raise IllegalActionError("the game is over")
+
     def default_message(self, int player):
         """The game's documented fallback message when an agent gave no valid one (LLMArena's
         single-space clue), or None: the referee then uses random_message."""

@@ -102,9 +102,14 @@ def _random_legal_with_private_reasoning(name: str, spectator: Spectator):
     def policy(request: pb.DecisionRequest) -> pb.Decision:
         spectator.during_decision(request.match_id)
         assert request.legal_actions, "every imperfect-information game offers action ids"
-        return pb.Decision(match_id=request.match_id, decision_id=request.decision_id,
-                           action_id=rng.choice(request.legal_actions).id,
-                           metadata=pb.DecisionMetadata(reasoning=_reasoning(name, request)))
+        decision = pb.Decision(match_id=request.match_id, decision_id=request.decision_id,
+                               action_id=rng.choice(request.legal_actions).id,
+                               metadata=pb.DecisionMetadata(reasoning=_reasoning(name, request)))
+        if request.text_action.message:      # a dialogue turn: say the game's example, or a neutral word
+            forbidden = {w.lower() for w in request.text_action.forbidden_words}
+            decision.message = request.text_action.example or rng.choice(
+                [w for w in ("blue", "river", "quick", "stone", "garden") if w not in forbidden])
+        return decision
     return policy
 
 
@@ -219,9 +224,9 @@ def _replay_decision_states(full: apb.GetMatchResponse) -> _Replay:
         elif entry.kind in ("action", "actions"):
             replay.points.append((state.clone(), state.current_players()))
             if entry.kind == "action":
-                state.apply_action(data["action"])
+                state.apply_action(data["action"], data.get("message"))
             else:
-                state.apply_actions(data["actions"])
+                state.apply_actions(data["actions"], data.get("messages"))
     assert state.is_terminal()
     replay.final = state
     return replay

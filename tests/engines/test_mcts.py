@@ -23,7 +23,13 @@ PERFECT_SEQUENTIAL = [g for g in games_where(information="perfect", dynamics="se
                       if load_game(g).num_players == 2]
 # Parameters under which random play reaches decisions that hidden information bears on: Divide the
 # Dollar's random bids at its defaults always overshoot G, so no round pays and past bids are moot.
-HIDDEN_INFORMATION_SETUP = {"divide_the_dollar": {"players": 3, "strict_ranges": True}}
+HIDDEN_INFORMATION_SETUP = {"divide_the_dollar": {"players": 3, "strict_ranges": True}, "pirate_game": {"players": 6}}
+# (playouts, decisions per playout) to look at: the Pirate Game hides only the ballots of rounds already
+# voted, and random ballots often pass the first proposal.
+DECISIONS_LOOKED_AT = {"pirate_game": (60, 30)}
+# Games whose hidden information never changes what can happen next (the Pirate Game's past ballots),
+# so a search that reads it searches the same game: the clairvoyant contrast cannot show there.
+MOOT_HIDDEN_INFORMATION = {"pirate_game"}
 
 
 def sample_chance(state, rng: random.Random) -> None:
@@ -173,14 +179,11 @@ def decision_points(game, seed: int, count: int):
     state = game.new_initial_state()
     found = []
     while not state.is_terminal() and len(found) < count:
-        if state.is_chance_node():
-            sample_chance(state, rng)
-        elif state.is_simultaneous_node():
+        if state.is_simultaneous_node():
             found += [(state.clone(), seat) for seat in state.current_players()[:2]]
-            state.apply_actions([rng.choice(state.legal_actions(p) or [0]) for p in range(state.num_players)])
-        else:
+        elif not state.is_chance_node():
             found.append((state.clone(), state.current_player()))
-            state.apply_action(rng.choice(state.legal_actions()))
+        state.step_randomly(rng)
     return found
 
 
@@ -199,8 +202,9 @@ def test_determinized_mcts_never_reads_hidden_information(game_id):
     spec = game_spec(game_id)
     game = load_game(game_id, HIDDEN_INFORMATION_SETUP.get(game_id), preset=spec.presets[0].name if spec.presets else None)
     compared = clairvoyant_differs = 0
-    for seed in range(12):
-        for state, seat in decision_points(game, seed, 3):
+    playouts, decisions = DECISIONS_LOOKED_AT.get(game_id, (12, 3))
+    for seed in range(playouts):
+        for state, seat in decision_points(game, seed, decisions):
             other = with_other_hidden_info(state, seat)
             if other is None:
                 continue
@@ -217,7 +221,7 @@ def test_determinized_mcts_never_reads_hidden_information(game_id):
     if compared == 0 and spec.dynamics == "simultaneous":
         pytest.skip("the engine redraws no hidden information (resample_hidden is a copy)")
     assert compared >= 10
-    assert clairvoyant_differs >= 1
+    assert clairvoyant_differs >= 1 or game_id in MOOT_HIDDEN_INFORMATION
 
 
 @pytest.mark.parametrize("game_id", games_where(information="imperfect", dynamics="sequential", utility="zero_sum"))
@@ -246,8 +250,10 @@ def test_simultaneous_games_are_searched_for_every_seat(game_id):
     game = load_game(game_id, preset=game_spec(game_id).presets[0].name)
     state = game.new_initial_state()
     rng = random.Random(0)
-    while state.is_chance_node():
-        sample_chance(state, rng)
+    # Search is asked where there is a choice: past chance nodes and forced moves (a written
+    # proposal's single "propose" action, say).
+    while state.is_chance_node() or all(len(state.legal_actions(p)) < 2 for p in state.current_players()):
+        state.step_randomly(rng)
     for seat in state.current_players()[:3]:
         bot = MCTSBot(game, simulations=200, seed=seat)
         action = bot.step(state, seat)
@@ -271,10 +277,4 @@ def test_state_from_view_rebuilds_what_the_seat_sees(game_id):
                 assert rebuilt.observation_string(seat) == state.observation_string(seat)
                 assert rebuilt.current_player() == state.current_player()
                 assert rebuilt.legal_actions(seat) == state.legal_actions(seat)
-            if state.is_chance_node():
-                sample_chance(state, rng)
-            elif state.is_simultaneous_node():
-                state.apply_actions([rng.choice(state.legal_actions(p)) if p in state.current_players() else 0
-                                     for p in range(state.num_players)])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+            state.step_randomly(rng)

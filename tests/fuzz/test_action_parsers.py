@@ -31,15 +31,8 @@ def decision_points(game_id: str) -> tuple:
         rng = random.Random(seed)
         state = arena_engines.load_game(game_id, num_players=spec.min_players).new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-                continue
             points.extend((state.clone(), seat) for seat in state.current_players())
-            if state.is_simultaneous_node():
-                state.apply_actions([rng.choice(state.legal_actions(s)) if s in state.current_players() else 0
-                                     for s in range(state.num_players)])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+            state.step_randomly(rng)
     step = max(1, len(points) // 8)
     return tuple(points[::step][:8] + points[-1:])
 

@@ -26,15 +26,9 @@ def _views(game_id: str) -> list[dict]:
     rng = random.Random(7)
     views = []
     while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-            continue
-        views += [state.observation_dict(seat) for seat in range(state.num_players)]
-        if state.is_simultaneous_node():
-            state.apply_actions([rng.choice(state.legal_actions(s)) if s in state.current_players() else 0
-                                 for s in range(state.num_players)])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+        if not state.is_chance_node():
+            views += [state.observation_dict(seat) for seat in range(state.num_players)]
+        state.step_randomly(rng)
     return views + [state.result_details()]
 
 
