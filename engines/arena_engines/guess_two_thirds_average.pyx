@@ -11,7 +11,9 @@ Actions. Action id = the number itself (MIN..MAX); the action text is the number
 accepts a bare integer ("34") or GAMA-Bench's JSON answer {"chosen_number": "34"} (value as a string
 or a number, chatter around the JSON tolerated; an integer-valued JSON number such as 34.0 is read as
 34). Anything else, a non-integer or a number outside [MIN, MAX] raises ActionParseError with the
-expected format.
+expected format. `default_action` is GAMA-Bench's documented Guess fallback (§2.9): the previous
+round's target rounded to the nearest integer (halves up), or (MIN + MAX) / 2 rounded the same way in
+round 1, kept inside [MIN, MAX].
 
 Information. After each round a seat learns the average, the target (2 decimals), the winning
 number(s), its own pick and whether it won; never another seat's pick. `public_history` therefore
@@ -20,20 +22,34 @@ holds one summary entry per round (seat -1, action -1). Every pick is revealed a
 past picks (and so their win counts) consistently with everything `player` observed, and
 `Game.state_from_view(player, observation_dict)` rebuilds such a state from the view alone.
 
-Preset "gamabench": the paper's vanilla setting, 10 players, 20 rounds, picks 0-100, R = 2/3.
+Scoring. `gamabench_score(parameters, details, guess_r1_formula="as_printed", guess_min_fix=False)`
+gives the paper's raw score S1 = (1/(N*K)) * sum_ij (C_ij - MIN) and its 0-100 rescaling (Eq. 1,
+§4.1-4.3) from the finished match's `result_details()`; `score_choices` is the same formula on a
+plain table of picks. `gamabench_history(run)` turns a released log into parameters and a history
+that replays it.
+
+Preset "gamabench": the paper's vanilla setting, 10 players, 20 rounds, picks 0-100, R = 2/3. Table 9
+varies only R (0, 1/6, 1/3, ..., 2 in steps of 1/6: twelve values besides the vanilla 2/3); they are
+not presets, since "ratio_numerator" and "ratio_denominator" express each one directly.
 
 Ambiguities (resolutions recommended in the reference, gamabench.md §6):
   - Ties. The released code declares the *first* number in response order with minimal distance the
     winner, so of two different numbers equally close to the target only one wins. Simultaneous
     moves have no response order, so this engine follows the arena default of §6 item 2: every
     player whose pick attains the minimal distance wins (two different numbers can win at once, one
-    either side of the target). Distances are compared exactly in integers.
-  - Scoring (`gamabench_score`) follows the paper-era formulas of the released data's README,
-    including the R = 1 branch as printed (§6 item 13) and the unfixed MIN offset of the R < 1
-    branch (`guess_min_fix` off, §4.3).
+    either side of the target). Distances are compared exactly in integers. Of the released logs
+    only one round differs for this reason (R = 1, round 15: 88 and 90 are both 1 from the target
+    89; the log lets only 90 win); the score does not depend on who wins.
+  - Scoring follows the paper-era formulas of the released data's README: the R = 1 branch as
+    printed, |2*S1 - (MAX - MIN)| / (MAX - MIN) (§6 item 13; guess_r1_formula="later" gives 100
+    minus it, the later code's), and the R < 1 branch's unfixed MAX - S1 for MIN > 0 (§6 item 11;
+    guess_min_fix=True gives (MAX - MIN - S1) / (MAX - MIN)). The scores are not clipped.
   - The released code validates picks against a hard-coded 100 rather than MAX; this engine uses
     [MIN, MAX].
-  - Invalid answers (re-ask policy, fallbacks) are the referee's business, not the engine's.
+  - Invalid answers (§2.9, §6 item 1): the code re-asks forever; the arena re-asks up to a cap (the
+    referee's failure policy) and then plays `default_action`. The reference does not say how the
+    target is rounded; halves go up here, and a target outside [MIN, MAX] (possible when R > 1) is
+    clamped so that the fallback is always a legal pick.
 
 The spec's max_game_length and max_utility are bounds over all parameter values (100 rounds); a
 game with K rounds lasts exactly K joint moves and its returns are at most K.
@@ -47,7 +63,7 @@ import re
 from fractions import Fraction
 
 from arena_engines.core cimport MAX_ACTIONS, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
-from arena_engines.core import ActionParseError
+from arena_engines.core import SIMULTANEOUS, ActionParseError
 from arena_engines.parsing import check_seat
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
@@ -102,18 +118,25 @@ _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
 
 
-def gamabench_score(choices, min_value, max_value, ratio) -> dict:
+R1_FORMULAS = ("as_printed", "later")
+
+
+def score_choices(choices, min_value, max_value, ratio, *, r1_formula: str = "as_printed",
+                  min_fix: bool = False) -> dict:
     """GAMA-Bench's raw score S1 and its 0-100 rescaling for one run, as in the paper's tables.
 
     choices[i][j] is player i's number in round j; `ratio` is R (a Fraction, int or float).
       S1 = (1/(N*K)) * sum_ij (C_ij - MIN)
-      R < 1: score = 100 * (MAX - S1) / (MAX - MIN)
-      R = 1: score = 100 * |2*S1 - (MAX - MIN)| / (MAX - MIN)    (the paper's branch)
+      R < 1: score = 100 * (MAX - S1) / (MAX - MIN)    (min_fix: 100 * (MAX - MIN - S1) / (MAX - MIN))
+      R = 1: score = 100 * |2*S1 - (MAX - MIN)| / (MAX - MIN)    (r1_formula "as_printed", the
+             paper's branch; "later": 100 minus that)
       R > 1: score = 100 * S1 / (MAX - MIN)
     """
+    if r1_formula not in R1_FORMULAS:
+        raise ValueError(f"the R = 1 formula must be one of {', '.join(R1_FORMULAS)}, not {r1_formula!r}")
     n = len(choices)
     if n == 0 or len(choices[0]) == 0:
-        raise ValueError("gamabench_score needs at least one player and one round")
+        raise ValueError("score_choices needs at least one player and one round")
     k = len(choices[0])
     if any(len(row) != k for row in choices):
         raise ValueError("every player needs one number per round")
@@ -122,12 +145,59 @@ def gamabench_score(choices, min_value, max_value, ratio) -> dict:
         raise ValueError("max_value must exceed min_value")
     s1 = sum(c - min_value for row in choices for c in row) / (n * k)
     if ratio < 1:
-        score = 100.0 * (max_value - s1) / span
+        score = 100.0 * ((span if min_fix else max_value) - s1) / span
     elif ratio == 1:
         score = 100.0 * abs(2 * s1 - span) / span
+        if r1_formula == "later":
+            score = 100.0 - score
     else:
         score = 100.0 * s1 / span
     return {"S1": s1, "score": score}
+
+
+def gamabench_score(parameters: dict, details: dict, *, guess_r1_formula: str = "as_printed",
+                    guess_min_fix: bool = False) -> dict:
+    """GAMA-Bench's raw score S1 and its 0-100 rescaling for one run (`score_choices`), from the
+    game's resolved `parameters` (MIN, MAX, R) and `details`, the finished match's result_details()
+    (each round's "choices", in seat order). The keyword arguments are the scoring switches of
+    gamabench.md §4.3 that concern this game; their defaults reproduce the paper's tables."""
+    rounds = details["rounds"]
+    if not rounds:
+        raise ValueError("gamabench_score needs at least one played round")
+    players = len(rounds[0]["choices"])
+    choices = [[r["choices"][i] for r in rounds] for i in range(players)]
+    ratio = Fraction(parameters["ratio_numerator"], parameters["ratio_denominator"])
+    return score_choices(choices, parameters["min_value"], parameters["max_value"], ratio,
+                         r1_formula=guess_r1_formula, min_fix=guess_min_fix)
+
+
+def _logged_ratio(dict meta):
+    """R of a released log as an exact fraction: "ratio_str" is "2/3", or a percentage for R = 0, 1
+    and 2 ("0.0%", "100.0%", "200.0%"); it must agree with the float "ratio"."""
+    text = meta["ratio_str"].strip()
+    ratio = Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
+    if abs(float(ratio) - meta["ratio"]) > 1e-12:
+        raise ValueError(f"ratio_str {meta['ratio_str']!r} does not match ratio {meta['ratio']!r}")
+    if ratio.numerator > RATIO_TERM_LIMIT or ratio.denominator > RATIO_TERM_LIMIT:
+        raise ValueError(f"R = {ratio} does not fit ratio_numerator / ratio_denominator")
+    return ratio
+
+
+def gamabench_history(run: dict) -> tuple:
+    """(parameters, history) of one released GAMA-Bench log (the parsed JSON of a raw/guessing_game
+    file): N, K, MIN, MAX and R from the log, and one joint move (SIMULTANEOUS, (a0, ..., aN-1)) per
+    round with the picks in player order, read from player_data[i].records (round_records' response
+    lists were shuffled before saving)."""
+    meta = run["meta"]
+    players = run["player_data"]
+    if len(players) != meta["player_num"]:
+        raise ValueError(f"the log has {len(players)} players' data for player_num {meta['player_num']}")
+    ratio = _logged_ratio(meta)
+    rounds = len(run["round_records"])
+    parameters = {"players": len(players), "rounds": rounds, "min_value": meta["min"], "max_value": meta["max"],
+                  "ratio_numerator": ratio.numerator, "ratio_denominator": ratio.denominator}
+    history = [(SIMULTANEOUS, tuple(int(p["records"][j]) for p in players)) for j in range(rounds)]
+    return parameters, history
 
 
 def _fmt_mean(double value) -> str:
@@ -425,6 +495,21 @@ cdef class GuessState(State):
         return {"description": f"an integer from {self.min_value} to {self.max_value}",
                 "max_length": 200, "forbidden_words": []}
 
+    def default_action(self, int player):
+        """GAMA-Bench's documented Guess fallback (reference §2.9): the previous round's target, or
+        (MIN + MAX) / 2 in round 1, rounded half up and kept inside [MIN, MAX]."""
+        if not self.c_is_acting(player):
+            return None
+        cdef long long numerator, denominator
+        if self.round_index == 0:
+            numerator, denominator = self.min_value + self.max_value, 2
+        else:
+            numerator = self.ratio_num * self.sums[self.round_index - 1]
+            denominator = <long long>self.num_players * self.ratio_den
+        # floor(x + 1/2) in integers: x = numerator / denominator is never negative
+        rounded = (2 * numerator + denominator) // (2 * denominator)
+        return min(max(rounded, self.min_value), self.max_value)
+
     def observation_string(self, int player) -> str:
         check_seat("guess 2/3 of the average", player, self.num_players)
         ratio = self.ratio_text()
@@ -479,7 +564,7 @@ cdef class GuessState(State):
             who = f"seat {leaders[0]} ({most} of {self.rounds})"
         else:
             who = f"seats {', '.join(map(str, leaders))} ({most} of {self.rounds} each)"
-        return f"most rounds won: {who}; GAMA-Bench score {self.gamabench_score()['score']:.2f}"
+        return f"most rounds won: {who}; GAMA-Bench score {self.result_details()['gamabench']['score']:.2f}"
 
     def result_details(self) -> dict:
         rounds = []
@@ -492,16 +577,9 @@ cdef class GuessState(State):
             })
         details = {"rounds": rounds, "rounds_won": [self.wins[i] for i in range(self.num_players)]}
         if self.round_index > 0:
-            details["gamabench"] = self.gamabench_score()
+            # over the rounds played so far: all of them once the game is over
+            details["gamabench"] = gamabench_score(self.game.parameters, details)
         return details
-
-    def gamabench_score(self) -> dict:
-        """`gamabench_score` over the rounds played so far (all of them once the game is over)."""
-        if self.round_index == 0:
-            raise ValueError("no round has been played yet")
-        choices = [[self.choices[r][i] for r in range(self.round_index)] for i in range(self.num_players)]
-        return gamabench_score(choices, self.min_value, self.max_value,
-                               Fraction(self.ratio_num, self.ratio_den))
 
 
 class Game(GameBase):

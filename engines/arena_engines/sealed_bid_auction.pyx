@@ -36,6 +36,9 @@ a fractional amount that is not a whole number of units is refused. A well-forme
 max_bid is returned even when it exceeds the seat's cap, so the referee can tell an illegal bid from
 an unreadable answer; a negative bid or one above max_bid raises ActionParseError. With "snap_bids"
 (GTBench's released code) a bid outside the seat's legal range is snapped to the nearest legal bid.
+`default_action` (the fallback when an agent gives no valid answer) is a bid of 0, legal for every
+bidder: GAMA-Bench's documented Auction fallback (gamabench.md §2.9) and LLMArena's code's bid for an
+unparseable answer (llmarena.md §2.6).
 
 Information. A bidder sees its own valuation and its own bid. After each round every bidder learns
 the winning bid and the price paid (public, GAMA-Bench's report) and its own outcome: won, lost, or
@@ -57,6 +60,16 @@ Presets:
     answers {"bid": "120"}.
   - "gamabench_second_price": the same with the second-price (Vickrey) rule, which GAMA-Bench runs but
     does not score.
+  - "gamabench_v100", "gamabench_v400", "gamabench_v800": GAMA-Bench's Table 9 (RQ3) variations of the
+    valuation range, [0, 100], [0, 400] and [0, 800] (still multiples of 10; [0, 200] is "gamabench").
+
+GAMA-Bench scoring. `gamabench_score(parameters, details, auction_metric="paper")` gives the paper's
+raw score S6 = (1/(N*K)) * sum_ij (v_ij - b_ij) and its rescaling 100 * S6 / valuation_max (§4.1,
+§4.2) from the finished match's `result_details()`; auction_metric="relative" gives the later
+revision's metric (§4.3). Only first-price runs are scored in the paper; a second-price run's value
+is a diagnostic. `gamabench_history(run)` turns a released first-price log into parameters and a
+history (valuations as chance outcomes, bids as joint moves, a tie-break as a chance outcome) that
+replays it.
 
 Ambiguities (resolutions recommended in the references):
   - GTBench's valuation distribution, bid range and tie rule are unstated in the paper: OpenSpiel's
@@ -70,9 +83,17 @@ Ambiguities (resolutions recommended in the references):
   - GAMA-Bench: the code re-seeds its own RNG every round so that valuations are identical across runs
     and models; in the arena chance is drawn by the server from the logged match seed, so fixed
     valuations come from reusing a seed, not from this engine. The code checks neither 0 <= bid nor
-    bid <= v (gamabench.md section 2.6); bids are 0..1000 here (five times the highest valuation; an
-    action set must be finite) and negative bids are refused. `bid_limit` "valuation" is the
-    "strict_ranges" switch of section 2.9. Ties: uniform random (section 6 item 2).
+    bid <= v (gamabench.md section 2.6); bids are 0..1000 here in every GAMA-Bench preset (five times
+    the vanilla highest valuation and above every Table 9 range; an action set must be finite) and
+    negative bids are refused. `bid_limit` "valuation" is the "strict_ranges" switch of section 2.9.
+    Ties: uniform random (section 6 item 2); the released logs record the code's draw as the winner,
+    which gamabench_history turns into the tie-break outcome. Scoring: S6 rewards any underbidding,
+    bidding 0 included (section 6 item 12); it is kept as the default, with the "relative" metric as
+    the switch. The rescaling divides by the valuation_max parameter, as the code does, rather than by
+    the largest valuation drawn, as the paper writes (section 4.2: the two agree whenever a valuation
+    of valuation_max occurs, as in every released run); scores are not clipped (section 6 item 11).
+    Table 9 prints 5.1 for the vanilla range [0, 200], but its file is the Table 5 run that scores
+    6.5 (section 6 item 18): 6.5 is the vanilla target.
   - "split" is the other tie rule the reference names (some OpenSpiel versions split a tie rather than
     draw a winner, gtbench.md section 2.6); its payoff there is not documented, so here each of the k
     tied bidders gets 1/k of its own surplus, the expected value of the random rule. No preset uses it.
@@ -90,7 +111,7 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
-from arena_engines.core import ActionParseError
+from arena_engines.core import CHANCE, SIMULTANEOUS, ActionParseError
 from arena_engines.parsing import check_seat, last_match
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
@@ -122,6 +143,15 @@ _LLMARENA = {**_GTBENCH, "valuation_min": 0, "valuation_max": 1000, "valuation_d
              "decimals": 2}
 _GAMABENCH = {**_GTBENCH, "players": 10, "rounds": 20, "valuation_min": 0, "valuation_max": 200,
               "valuation_step": 10, "valuation_draw": "distinct", "bid_limit": "none", "max_bid": 1000}
+AUCTION_METRICS = ("paper", "relative")
+
+
+def _table9(int high) -> Preset:
+    return Preset(f"gamabench_v{high}",
+                  f"GAMA-Bench Table 9 (RQ3, varying the valuation range): the gamabench preset with valuations "
+                  f"10 distinct multiples of 10 in 0-{high} (vanilla: 0-200).",
+                  {**_GAMABENCH, "valuation_max": high})
+
 
 SPEC = GameSpec(
     game_id="sealed_bid_auction",
@@ -175,13 +205,16 @@ SPEC = GameSpec(
                "overbids accepted (bids 0-1000); answer JSON {\"bid\": \"120\"}.", _GAMABENCH),
         Preset("gamabench_second_price", "GAMA-Bench's second-price (Vickrey) variant of the gamabench preset "
                "(run but not scored in the paper).", {**_GAMABENCH, "price_rule": "second"}),
+        _table9(100),
+        _table9(400),
+        _table9(800),
     ),
     accepts_text_actions=True,
 )
 
 # Playthroughs (arena_engines.playthrough) stay short enough to read.
-PLAYTHROUGH_OVERRIDES = {"gamabench": {"players": 3, "rounds": 2},
-                         "gamabench_second_price": {"players": 3, "rounds": 2}}
+PLAYTHROUGH_OVERRIDES = {name: {"players": 3, "rounds": 2} for name in
+                         ("gamabench", "gamabench_second_price", "gamabench_v100", "gamabench_v400", "gamabench_v800")}
 
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # For JSON-like answers that json.loads refuses (single quotes, trailing commas).
@@ -190,6 +223,62 @@ _BID_LINE = re.compile(r"\bplayer_\d+\s*:\s*\$?\s*(-?\d+(?:\.\d*)?)", re.IGNOREC
 _TAG = re.compile(r"<\s*\$?\s*(-?\d+(?:\.\d*)?)\s*>")
 _DOLLARS = re.compile(r"\$\s*(-?\d+(?:\.\d+)?)")
 _BARE = re.compile(r"\$?\s*(-?(?:\d+(?:\.\d*)?|\.\d+))")
+
+
+def gamabench_score(parameters: dict, details: dict, *, auction_metric: str = "paper") -> dict:
+    """GAMA-Bench's raw score S6 and its 0-100 rescaling for one run (gamabench.md §4.1-4.3).
+
+    `parameters` are the game's resolved parameters (valuation_max); `details` is the finished
+    match's result_details() (each round's "valuations" and "bids", in seat order). With v_ij and b_ij
+    player i's valuation and bid in round j, over all N*K pairs:
+      "paper" (default, this revision's tables):
+        S6 = mean of (v_ij - b_ij)                  score = 100 * S6 / valuation_max
+      "relative" (the later revision):
+        S6 = mean of max(0, (v_ij - b_ij) / max(v_ij, 1))    score = 100 * S6
+    Only first-price runs are scored in the paper; for a second-price run this is a diagnostic.
+    """
+    if auction_metric not in AUCTION_METRICS:
+        raise ValueError(f"auction_metric must be one of {', '.join(AUCTION_METRICS)}, not {auction_metric!r}")
+    pairs = [(v, b) for r in details["rounds"] for v, b in zip(r["valuations"], r["bids"])]
+    if not pairs:
+        raise ValueError("gamabench_score needs at least one played round")
+    if auction_metric == "paper":
+        s6 = sum(v - b for v, b in pairs) / len(pairs)
+        return {"S6": s6, "score": 100.0 * s6 / parameters["valuation_max"]}
+    s6 = sum(max(0.0, (v - b) / max(v, 1)) for v, b in pairs) / len(pairs)
+    return {"S6": s6, "score": 100.0 * s6}
+
+
+def gamabench_history(run: dict) -> tuple:
+    """(parameters, history) of one released GAMA-Bench first-price log (the parsed JSON of a file
+    under raw/sealed_bid_auction/first_price): the gamabench preset's values with N, K and the
+    valuation grid of the log, and per round the N valuations as chance outcomes (seat 0 first:
+    the outcome id is the valuation), the bids as one joint move (SIMULTANEOUS, (b0, ..., bN-1)) and,
+    when several bidders tie at the top, the logged winner ("bid_winner") as the tie-break outcome."""
+    meta = run["meta"]
+    if meta.get("mode") != "highest bid":
+        raise ValueError(f"only first-price logs (mode 'highest bid') are released and scored, "
+                         f"not {meta.get('mode')!r}")
+    players = meta["player_num"]
+    if len(run["player_data"]) != players:
+        raise ValueError(f"the log has {len(run['player_data'])} players' data for player_num {players}")
+    rounds = run["round_records"]
+    parameters = {**_GAMABENCH, "players": players, "rounds": len(rounds), "valuation_min": meta["valuation_min"],
+                  "valuation_max": meta["valuation_max"], "valuation_step": meta["interval"]}
+    history = []
+    for j, record in enumerate(rounds):
+        values, bids = record["valuations"], tuple(int(b) for b in record["responses"])
+        if len(values) != players or len(bids) != players:
+            raise ValueError(f"round {j + 1} of the log does not have one valuation and one bid per player")
+        history += [(CHANCE, int(v)) for v in values]
+        history.append((SIMULTANEOUS, bids))
+        top = max(bids)
+        if bids.count(top) > 1:
+            winner = int(record["bid_winner"].removeprefix("player_"))
+            if not 0 <= winner < players or bids[winner] != top:
+                raise ValueError(f"round {j + 1}: the logged winner {record['bid_winner']!r} is not a top bidder")
+            history.append((CHANCE, winner))
+    return parameters, history
 
 
 def _checked_choice(dict values, str name, tuple choices) -> int:
@@ -689,6 +778,10 @@ cdef class AuctionState(State):
                     f"{example}', <{example[1:]}> or {{\"bid\": \"{example[1:]}\"}}.")
         example = min(cap, 4)
         return (f"Answer with a bid from 0 to {cap}, e.g. <{example}> or {{\"bid\": \"{example}\"}}.")
+
+    def default_action(self, int player):
+        """The documented fallback bid, 0 (GAMA-Bench §2.9; LLMArena's code), while `player` bids."""
+        return 0 if self.c_is_acting(player) else None
 
     def text_action_spec(self, int player):
         legal = self.legal_actions(player)

@@ -1,5 +1,5 @@
-"""Guess 2/3 of the Average: winners and ties, returns, hidden information, parsing, parameters and
-the GAMA-Bench score."""
+"""Guess 2/3 of the Average: winners and ties, returns, hidden information, parsing, parameters, the
+documented fallback, the GAMA-Bench score and the released-log converter."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 
 from arena_engines import game_spec, load_game
-from arena_engines.core import ActionParseError, IllegalActionError
-from arena_engines.guess_two_thirds_average import gamabench_score
+from arena_engines.core import SIMULTANEOUS, ActionParseError, IllegalActionError
+from arena_engines.guess_two_thirds_average import gamabench_history, gamabench_score, score_choices
 
 GAME = "guess_two_thirds_average"
 
@@ -186,7 +186,7 @@ def test_result_details_reveal_every_choice_at_the_end():
          "winners": [0, 1, 2], "choices": [20, 20, 20]},
     ]
     assert details["rounds_won"] == [1, 2, 1]
-    assert details["gamabench"] == gamabench_score([[10, 20], [50, 20], [90, 20]], 0, 100, Fraction(2, 3))
+    assert details["gamabench"] == score_choices([[10, 20], [50, 20], [90, 20]], 0, 100, Fraction(2, 3))
     assert json.loads(json.dumps(details)) == details
     assert state.result_summary() == "most rounds won: seat 1 (2 of 2); GAMA-Bench score 65.00"
 
@@ -277,25 +277,117 @@ def test_ratio_text_is_reduced():
     assert make(ratio_numerator=3, ratio_denominator=3).observation_dict(0)["ratio"] == "1"
 
 
-def test_gamabench_score_formulas_for_each_ratio_branch():
+def test_score_formulas_for_each_ratio_branch():
     choices = [[50, 40], [30, 20]]                      # S1 = 35
-    assert gamabench_score(choices, 0, 100, Fraction(2, 3)) == {"S1": 35.0, "score": 65.0}
-    assert gamabench_score(choices, 0, 100, 1) == {"S1": 35.0, "score": 30.0}
-    assert gamabench_score(choices, 0, 100, 1.5) == {"S1": 35.0, "score": 35.0}
+    assert score_choices(choices, 0, 100, Fraction(2, 3)) == {"S1": 35.0, "score": 65.0}
+    assert score_choices(choices, 0, 100, 1) == {"S1": 35.0, "score": 30.0}
+    assert score_choices(choices, 0, 100, 1.5) == {"S1": 35.0, "score": 35.0}
     # MIN > 0: S1 subtracts MIN, the R < 1 branch keeps the paper's unfixed MAX - S1.
-    assert gamabench_score([[110, 130]], 100, 200, 0.5) == {"S1": 20.0, "score": 180.0}
+    assert score_choices([[110, 130]], 100, 200, 0.5) == {"S1": 20.0, "score": 180.0}
     with pytest.raises(ValueError):
-        gamabench_score([], 0, 100, 0.5)
+        score_choices([], 0, 100, 0.5)
     with pytest.raises(ValueError):
-        gamabench_score([[1, 2], [3]], 0, 100, 0.5)
+        score_choices([[1, 2], [3]], 0, 100, 0.5)
 
 
-def test_state_score_equals_the_pure_function():
+def test_score_switches_change_only_their_own_branch():
+    choices = [[50, 40], [30, 20]]                      # S1 = 35
+    # R = 1: the later code's 100 - |2*S1 - 100| = 100 - 30.
+    assert score_choices(choices, 0, 100, 1, r1_formula="later") == {"S1": 35.0, "score": 70.0}
+    assert score_choices(choices, 0, 100, 0.5, r1_formula="later") == score_choices(choices, 0, 100, 0.5)
+    # MIN > 0, R < 1: the fix gives (MAX - MIN - S1) / (MAX - MIN) = (100 - 20) / 100.
+    assert score_choices([[110, 130]], 100, 200, 0.5, min_fix=True) == {"S1": 20.0, "score": 80.0}
+    assert score_choices([[110, 130]], 100, 200, 1.5, min_fix=True) == score_choices([[110, 130]], 100, 200, 1.5)
+    # With MIN = 0 the fix changes nothing.
+    assert score_choices(choices, 0, 100, 0.5, min_fix=True) == score_choices(choices, 0, 100, 0.5)
+    with pytest.raises(ValueError):
+        score_choices(choices, 0, 100, 1, r1_formula="newest")
+
+
+def test_gamabench_score_reads_the_finished_match_and_takes_the_switches():
     state = play([[10, 50, 90], [20, 20, 20], [0, 1, 2]])
-    assert state.gamabench_score() == gamabench_score([[10, 20, 0], [50, 20, 1], [90, 20, 2]], 0, 100,
-                                                      Fraction(2, 3))
+    parameters, details = state.game.parameters, state.result_details()
+    expected = score_choices([[10, 20, 0], [50, 20, 1], [90, 20, 2]], 0, 100, Fraction(2, 3))
+    assert gamabench_score(parameters, details) == details["gamabench"] == expected
+    # S1 = 210 / 6 = 35; at R = 1 the two formulas give |70 - 100| = 30 and 100 - 30.
+    state = play([[10, 50, 90], [20, 20, 20]], ratio_numerator=1, ratio_denominator=1)
+    details = state.result_details()
+    assert gamabench_score(state.game.parameters, details) == {"S1": 35.0, "score": 30.0}
+    assert gamabench_score(state.game.parameters, details, guess_r1_formula="later") == {"S1": 35.0, "score": 70.0}
+    state = play([[10, 50, 90]], min_value=5)                    # S1 = 45
+    details = state.result_details()
+    assert gamabench_score(state.game.parameters, details) == {"S1": 45.0, "score": pytest.approx(100 * 55 / 95)}
+    assert gamabench_score(state.game.parameters, details, guess_min_fix=True) == \
+        {"S1": 45.0, "score": pytest.approx(100 * 50 / 95)}
+    with pytest.raises(TypeError):
+        gamabench_score(state.game.parameters, details, dollar_clip="per_run")
+    # Before any round there is nothing to score.
+    fresh = make()
+    assert "gamabench" not in fresh.result_details()
     with pytest.raises(ValueError):
-        make().gamabench_score()
+        gamabench_score(fresh.game.parameters, fresh.result_details())
+
+
+def test_default_action_is_the_previous_target_rounded_or_the_middle_in_round_one():
+    state = make(3, 4)
+    assert state.default_action(0) == 50                         # (0 + 100) / 2
+    state.apply_actions([10, 50, 90])                            # target 33.33
+    assert [state.default_action(seat) for seat in range(3)] == [33, 33, 33]
+    state.apply_actions([0, 1, 0])                               # target 2/9 = 0.22
+    assert state.default_action(1) == 0
+    state.apply_actions([1, 2, 1])                               # target 8/9 = 0.89
+    assert state.default_action(2) == 1
+    state.apply_actions([1, 2, 3])
+    assert state.default_action(0) is None                       # the game is over
+    # A half goes up: (0 + 5) / 2 = 2.5, and a target of 3/2 * 4.5 = 6.75 -> 7.
+    state = make(2, 2, min_value=0, max_value=5)
+    assert state.default_action(0) == 3
+    state = make(2, 2, ratio_numerator=3, ratio_denominator=2)
+    state.apply_actions([4, 5])
+    assert state.default_action(0) == 7
+    # A target beyond MAX (R > 1) or below MIN (R < 1 with MIN > 0) is clamped to a legal pick.
+    state = make(2, 2, ratio_numerator=2, ratio_denominator=1)
+    state.apply_actions([90, 100])
+    assert state.default_action(1) == 100 and 100 in state.legal_actions(1)
+    state = make(2, 2, min_value=10, max_value=20)
+    state.apply_actions([10, 11])
+    assert state.default_action(0) == 10
+    assert make().text_action_spec(0)["forbidden_words"] == []
+
+
+def _log(picks_by_player, ratio, ratio_str, low=0, high=100):
+    """A minimal log in the released files' layout (only what the converter reads)."""
+    return {"meta": {"player_num": len(picks_by_player), "min": low, "max": high, "ratio": ratio,
+                     "ratio_str": ratio_str},
+            "round_records": [{} for _ in picks_by_player[0]],
+            "player_data": [{"records": list(picks)} for picks in picks_by_player]}
+
+
+def test_gamabench_history_reads_the_setting_and_the_picks_in_player_order():
+    parameters, history = gamabench_history(_log([[50, 30], [40, 20], [60, 10]], 2 / 3, "2/3"))
+    assert parameters == {"players": 3, "rounds": 2, "min_value": 0, "max_value": 100,
+                          "ratio_numerator": 2, "ratio_denominator": 3}
+    assert history == [(SIMULTANEOUS, (50, 40, 60)), (SIMULTANEOUS, (30, 20, 10))]
+    state = load_game(GAME, parameters).new_initial_state()
+    for _, picks in history:
+        state.apply_actions(list(picks))
+    assert state.is_terminal() and state.history() == history
+    # R = 0, 1 and 2 are logged as percentages.
+    for ratio, text, fraction in [(0.0, "0.0%", (0, 1)), (1.0, "100.0%", (1, 1)), (2.0, "200.0%", (2, 1)),
+                                  (0.8333333333333334, "5/6", (5, 6))]:
+        parameters, _ = gamabench_history(_log([[1], [2]], ratio, text))
+        assert (parameters["ratio_numerator"], parameters["ratio_denominator"]) == fraction
+
+
+@pytest.mark.parametrize("log", [
+    _log([[1], [2]], 0.5, "2/3"),                                 # the two forms of R disagree
+    _log([[1], [2]], 0.0001, "0.01%"),                            # R = 1/10000: too fine for the engine
+    dict(_log([[1], [2]], 0.5, "1/2"), meta={"player_num": 3, "min": 0, "max": 100, "ratio": 0.5,
+                                             "ratio_str": "1/2"}),
+])
+def test_gamabench_history_refuses_logs_it_cannot_read_faithfully(log):
+    with pytest.raises(ValueError):
+        gamabench_history(log)
 
 
 def test_resampling_hidden_picks_keeps_everything_the_seat_observed():

@@ -1,5 +1,6 @@
 """Sealed-bid auction: first and second price, ties, bid limits, multi-round accumulation, the
-valuation draws, what bidders see, resampling and rebuilding hidden information, parsing, presets."""
+valuation draws, what bidders see, resampling and rebuilding hidden information, parsing, the
+fallback bid, presets, and GAMA-Bench's scorer and released-log converter."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena_engines import game_spec, load_game
-from arena_engines.core import ActionParseError, IllegalActionError
+from arena_engines.core import CHANCE, SIMULTANEOUS, ActionParseError, IllegalActionError
+from arena_engines.sealed_bid_auction import gamabench_history, gamabench_score
 
 GAME = "sealed_bid_auction"
 PRESETS = [p.name for p in game_spec(GAME).presets]
+# The Table 9 presets differ from "gamabench" in valuation_max alone (test_presets_carry_each_papers_
+# setting); the widest range stands for them in the slower property tests.
+RULE_PRESETS = [p for p in PRESETS if not p.startswith("gamabench_v") or p == "gamabench_v800"]
 
 
 def make(preset="gtbench_blind", players=None, **parameters):
@@ -273,7 +278,7 @@ def test_result_details_reveal_everything_at_the_end():
     assert json.loads(json.dumps(state.result_details())) == state.result_details()
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", RULE_PRESETS)
 def test_resample_hidden_keeps_the_view_and_redraws_the_others_consistently(preset):
     overrides = {"players": 4, "rounds": 3} if preset.startswith("gamabench") else {"players": 3, "rounds": 2}
     changed = 0
@@ -311,7 +316,7 @@ def test_resample_hidden_redraws_the_other_valuations_of_the_current_round():
         assert values[3] == 30 and len(set(values)) == 10 and all(v % 10 == 0 and 0 <= v <= 200 for v in values)
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", RULE_PRESETS)
 def test_state_from_view_rebuilds_what_the_seat_sees(preset):
     game = load_game(GAME, {"players": 3, "rounds": 2} if preset.startswith("gamabench") else {}, preset=preset)
     for seed in range(60):
@@ -327,7 +332,7 @@ def test_state_from_view_rebuilds_what_the_seat_sees(preset):
 
 
 # ---- random playouts -----------------------------------------------------------------------------
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", RULE_PRESETS)
 def test_random_playouts_follow_the_rules_and_end_in_time(preset):
     spec = game_spec(GAME)
     for seed in range(200):
@@ -495,15 +500,106 @@ def test_huge_numbers_are_refused_cleanly():
             state.parse_action(0, text)
 
 
+# ---- fallback ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_fallback_is_a_legal_bid_of_zero_while_bidding_and_none_otherwise(preset):
+    state = make(preset)
+    assert state.is_chance_node() and state.default_action(0) is None
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[-1][0])
+    for seat in range(state.num_players):
+        assert state.default_action(seat) == 0 and 0 in state.legal_actions(seat)
+    state.apply_actions([state.default_action(seat) for seat in range(state.num_players)])
+    # Every fallback bid ties at 0: the tie-break is chance's, and no seat has a fallback then.
+    assert state.is_chance_node() and state.default_action(0) is None
+
+
+# ---- GAMA-Bench score and released logs ----------------------------------------------------------
+def test_gamabench_score_is_the_mean_surplus_over_the_valuation_range():
+    game = load_game(GAME, {"players": 3, "rounds": 2}, preset="gamabench")
+    state = game.new_initial_state()
+    play_round(state, [200, 100, 0], [150, 100, 0])      # v - b: 50, 0, 0
+    play_round(state, [40, 60, 10], [30, 60, 20])        # v - b: 10, 0, -10 (an overbid counts)
+    details = state.result_details()
+    # S6 = (50 + 0 + 0 + 10 + 0 - 10) / 6 = 25 / 3; score = 100 * S6 / 200.
+    assert gamabench_score(game.parameters, details) == {"S6": pytest.approx(25 / 3), "score": pytest.approx(25 / 6)}
+    # Relative: max(0, (v - b) / max(v, 1)) = 1/4, 0, 0 (v = 0: 0 / 1), 1/4, 0, 0 (the overbid clipped).
+    assert gamabench_score(game.parameters, details, auction_metric="relative") == \
+        {"S6": pytest.approx(1 / 12), "score": pytest.approx(100 / 12)}
+    # The rescaling divides by the valuation_max parameter, not by the largest valuation drawn.
+    wide = load_game(GAME, {"players": 3, "rounds": 2}, preset="gamabench_v800")
+    assert gamabench_score(wide.parameters, details)["score"] == pytest.approx(100 * (25 / 3) / 800)
+    with pytest.raises(ValueError):
+        gamabench_score(game.parameters, details, auction_metric="later")
+    with pytest.raises(TypeError):
+        gamabench_score(game.parameters, details, guess_r1_formula="later")
+    with pytest.raises(ValueError):
+        gamabench_score(game.parameters, game.new_initial_state().result_details())
+
+
+def test_bidding_nothing_maximises_the_paper_metric():
+    # gamabench.md §6 item 12: S6 rewards any underbidding, so all-zero bids score 100 * mean v / max.
+    game = load_game(GAME, {"players": 2, "rounds": 1}, preset="gamabench")
+    state = play_round(game.new_initial_state(), [200, 100], [0, 0], tie_winner=0)
+    assert gamabench_score(game.parameters, state.result_details())["score"] == pytest.approx(75.0)
+
+
+def _auction_log(rounds, low=0, high=200, mode="highest bid"):
+    """A minimal log in the released files' layout, with only what the converter reads: rounds of
+    (valuations, bids, winner)."""
+    players = len(rounds[0][0])
+    return {"meta": {"player_num": players, "valuation_min": low, "valuation_max": high, "interval": 10,
+                     "mode": mode, "round_id": len(rounds)},
+            "round_records": [{"valuations": list(v), "responses": list(b), "bid_winner": f"player_{w}"}
+                              for v, b, w in rounds],
+            "player_data": [{} for _ in range(players)]}
+
+
+def test_gamabench_history_draws_valuations_then_bids_then_a_tie_break_only_on_a_tie():
+    log = _auction_log([([200, 30, 0], [150, 25, 0], 0),
+                        ([10, 90, 40], [60, 60, 25], 1)], high=200)
+    parameters, history = gamabench_history(log)
+    assert parameters == {**game_spec(GAME).preset("gamabench").values, "players": 3, "rounds": 2}
+    assert history == [(CHANCE, 200), (CHANCE, 30), (CHANCE, 0), (SIMULTANEOUS, (150, 25, 0)),
+                       (CHANCE, 10), (CHANCE, 90), (CHANCE, 40), (SIMULTANEOUS, (60, 60, 25)), (CHANCE, 1)]
+    state = load_game(GAME, parameters).new_initial_state()
+    for seat, action in history:
+        if seat == SIMULTANEOUS:
+            state.apply_actions(list(action))
+        else:
+            state.apply_action(action)
+    assert state.is_terminal() and state.history() == history
+    assert [r["winners"] for r in state.result_details()["rounds"]] == [[0], [1]]
+    assert state.returns() == [50.0, 30.0, 0.0]
+    assert gamabench_history(_auction_log([([0, 10], [0, 0], 1)], high=100))[0]["valuation_max"] == 100
+
+
+@pytest.mark.parametrize("log", [
+    _auction_log([([200, 30], [150, 25], 0)], mode="second-highest bid"),   # not scored, none released
+    _auction_log([([200, 30], [150, 150], 2)]),                             # the winner is not a seat
+    _auction_log([([200, 30, 20], [150, 150, 10], 2)]),                     # the winner did not bid the top
+    _auction_log([([200, 30, 20], [150, 10], 0)]),                          # a bid is missing
+    dict(_auction_log([([200, 30], [150, 25], 0)]), player_data=[{}]),    # player_num says 2
+])
+def test_gamabench_history_refuses_logs_it_cannot_replay_faithfully(log):
+    with pytest.raises(ValueError):
+        gamabench_history(log)
+
+
 # ---- presets and parameters ----------------------------------------------------------------------
 def test_presets_carry_each_papers_setting():
     spec = game_spec(GAME)
     assert PRESETS == ["gtbench_blind", "gtbench_code", "llmarena_bid", "llmarena_bid_code", "gamabench",
-                       "gamabench_second_price"]
+                       "gamabench_second_price", "gamabench_v100", "gamabench_v400", "gamabench_v800"]
     assert spec.dynamics == "simultaneous" and spec.information == "imperfect" and spec.chance == "stochastic"
     gama = load_game(GAME, preset="gamabench")
     assert gama.num_players == 10 and gama.parameters["rounds"] == 20
     assert load_game(GAME, preset="gamabench_second_price").parameters["price_rule"] == "second"
+    # Table 9's valuation ranges differ from the vanilla preset in valuation_max alone.
+    for high in (100, 400, 800):
+        variant = load_game(GAME, preset=f"gamabench_v{high}").parameters
+        assert variant == {**gama.parameters, "valuation_max": high}
+        assert "Table 9" in spec.preset(f"gamabench_v{high}").description
     blind = load_game(GAME, preset="gtbench_blind").parameters
     assert (blind["valuation_min"], blind["valuation_max"], blind["bid_limit"]) == (1, 10, "valuation")
     assert load_game(GAME, preset="gtbench_code").parameters["bid_limit"] == "below_valuation"
