@@ -179,9 +179,10 @@ def decision_points(game, seed: int, count: int):
     state = game.new_initial_state()
     found = []
     while not state.is_terminal() and len(found) < count:
+        # Only real choices: search is not asked where a seat has a single move (a clue turn).
         if state.is_simultaneous_node():
-            found += [(state.clone(), seat) for seat in state.current_players()[:2]]
-        elif not state.is_chance_node():
+            found += [(state.clone(), seat) for seat in state.current_players()[:2] if len(state.legal_actions(seat)) > 1]
+        elif not state.is_chance_node() and len(state.legal_actions()) > 1:
             found.append((state.clone(), state.current_player()))
         state.step_randomly(rng)
     return found
