@@ -8,7 +8,8 @@
 A game module is any module of this package that exports `SPEC` (a GameSpec, whose game_id is the
 module's name) and `Game`, constructed with resolved parameters and a player count, whose
 `new_initial_state()` returns a State. A Game whose return bounds depend on its parameters also
-has `utility_bounds() -> (min, max)`; otherwise the spec's bounds hold. Adding a game is adding
+has `utility_bounds() -> (min, max)`; otherwise the spec's bounds hold. A team game's Game says
+which seats one agent holds together with `seat_sides()` (spec.GameBase). Adding a game is adding
 its file.
 """
 

@@ -11,6 +11,9 @@ class Parameter:
     name: str
     default: Any
     description: str
+    # A secret parameter is part of the hidden setup (e.g. which seat a suite made the undercover): the
+    # server leaves it out of what agents and spectators see of a match until the match has ended.
+    secret: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,11 @@ class GameSpec:
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.parameters}
+
+    def public(self, values: dict[str, Any]) -> dict[str, Any]:
+        """`values` without the secret parameters (what a running match shows)."""
+        secret = {p.name for p in self.parameters if p.secret}
+        return {k: v for k, v in values.items() if k not in secret} if secret else values
 
     def preset(self, name: str) -> Preset:
         for p in self.presets:
@@ -100,6 +108,12 @@ class GameBase:
         if "players" in self.parameters:
             self.parameters["players"] = num_players
         self.num_players = num_players
+
+    def seat_sides(self) -> list[int]:
+        """The side (team) of each seat, numbered from 0 in order of first appearance: one agent holds
+        every seat of a side (GameBench's team games: Sea Battle's three ships a side, Codenames'
+        spymaster and guesser). By default every seat is its own side."""
+        return list(range(self.num_players))
 
     def replay(self, history):
         """The state after the (seat, action) pairs of `history` from the start, each checked to be
