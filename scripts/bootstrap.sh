@@ -25,5 +25,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$inputs" ]; then
   # hanabi-learning-environment (a test dependency) builds with CMake, whose release 4 refuses its
   # cmake_minimum_required unless told which policy version to assume.
   CMAKE_POLICY_VERSION_MINIMUM=3.5 .venv/bin/python -m pip install --quiet -e ".[test,llm]"
+  # santorinai (the Santorini board GameBench wraps; tests/engines/test_santorini_santorinai.py) without
+  # its GUI dependency, PySimpleGUI, whose licence since version 5 is not an open one; the board needs none.
+  .venv/bin/python -m pip install --quiet --no-deps "santorinai>=1.3"
   echo "$inputs" > "$stamp"
 fi
