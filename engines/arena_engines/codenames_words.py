@@ -1,0 +1,75 @@
+"""Word data of Codenames (engines/arena_engines/codenames.pyx), written for this project.
+
+THEMES: everyday English nouns grouped under a theme word. Every noun belongs to exactly one theme,
+and no theme word is a part or a regular form of any noun here (nor the other way round), so a theme
+word is always a legal clue, whatever the board. The house agent `codenames_themes`
+(arena_server/house/codenames.py) gives theme words as clues and reads them back as a guesser.
+
+WORDS: every noun of THEMES, in alphabetical order; a board is 21 of them (GameBench's number). The
+board lists its words in this order, so the order tells nothing about the colours.
+"""
+
+THEMES = {
+    "animal": ("dog", "cat", "horse", "cow", "pig", "sheep", "goat", "lion", "tiger", "bear", "wolf", "fox",
+               "rabbit", "mouse", "deer", "monkey", "elephant", "giraffe", "zebra", "camel"),
+    "bird": ("eagle", "owl", "parrot", "penguin", "swan", "duck", "crow", "pigeon", "robin", "hawk", "goose",
+             "turkey", "ostrich", "falcon", "sparrow", "peacock"),
+    "ocean": ("shark", "whale", "dolphin", "octopus", "crab", "lobster", "seal", "jellyfish", "squid", "coral",
+              "oyster", "shrimp", "starfish", "turtle", "wave", "tide"),
+    "fruit": ("apple", "banana", "orange", "grape", "lemon", "cherry", "peach", "pear", "plum", "mango", "melon",
+              "strawberry", "pineapple", "coconut", "kiwi", "apricot"),
+    "vegetable": ("carrot", "potato", "onion", "garlic", "cabbage", "pepper", "tomato", "bean", "pea", "corn",
+                  "lettuce", "celery", "pumpkin", "mushroom", "spinach", "broccoli"),
+    "food": ("bread", "cheese", "butter", "soup", "pizza", "pasta", "rice", "cake", "cookie", "pie", "sandwich",
+             "salad", "honey", "chocolate", "sugar", "egg"),
+    "drink": ("water", "coffee", "tea", "milk", "juice", "wine", "beer", "soda", "cocoa", "cider", "brandy",
+              "vodka", "rum", "smoothie", "champagne", "espresso"),
+    "body": ("arm", "leg", "hand", "foot", "head", "nose", "ear", "eye", "mouth", "knee", "elbow", "finger",
+             "shoulder", "heart", "brain", "tooth"),
+    "clothes": ("shirt", "dress", "coat", "hat", "shoe", "sock", "glove", "scarf", "jacket", "boot", "belt",
+                "skirt", "tie", "sweater", "uniform", "pocket"),
+    "house": ("bedroom", "door", "window", "roof", "wall", "floor", "stairs", "garden", "chimney", "garage",
+              "attic", "basement", "balcony", "fence", "gate", "porch"),
+    "furniture": ("wardrobe", "chair", "bed", "sofa", "desk", "shelf", "lamp", "mirror", "carpet", "curtain",
+                  "pillow", "blanket", "drawer", "cupboard", "bench", "stool"),
+    "workshop": ("hammer", "saw", "drill", "nail", "screw", "wrench", "ladder", "rope", "shovel", "axe",
+                 "needle", "scissors", "knife", "brush", "bucket", "chisel"),
+    "vehicle": ("car", "bus", "train", "truck", "bicycle", "plane", "boat", "ship", "taxi", "tractor",
+                "helicopter", "rocket", "subway", "tram", "van", "motorcycle"),
+    "weather": ("rain", "snow", "storm", "wind", "cloud", "thunder", "lightning", "fog", "frost", "hail",
+                "rainbow", "sunshine", "hurricane", "tornado", "drought", "breeze"),
+    "landscape": ("mountain", "river", "lake", "forest", "desert", "island", "valley", "hill", "beach", "cave",
+                  "volcano", "waterfall", "canyon", "meadow", "swamp", "glacier"),
+    "space": ("sun", "moon", "star", "planet", "comet", "galaxy", "orbit", "astronaut", "meteor", "telescope",
+              "satellite", "asteroid", "eclipse", "universe", "nebula", "gravity"),
+    "music": ("piano", "guitar", "drum", "violin", "trumpet", "flute", "harp", "cello", "song", "choir",
+              "concert", "melody", "rhythm", "orchestra", "banjo", "saxophone"),
+    "sport": ("football", "tennis", "golf", "soccer", "hockey", "baseball", "boxing", "rugby", "archery",
+              "fencing", "wrestling", "surfing", "marathon", "volleyball", "bowling", "karate"),
+    "job": ("doctor", "nurse", "teacher", "farmer", "pilot", "chef", "baker", "lawyer", "soldier", "artist",
+            "writer", "dentist", "judge", "sailor", "plumber", "engineer"),
+    "school": ("pencil", "book", "paper", "lesson", "exam", "library", "notebook", "eraser", "ruler", "chalk",
+               "homework", "classroom", "student", "diploma", "backpack", "textbook"),
+    "money": ("coin", "bank", "wallet", "cash", "price", "tax", "loan", "debt", "salary", "budget", "treasure",
+              "gold", "silver", "jewel", "diamond", "purse"),
+    "city": ("street", "bridge", "tower", "park", "market", "museum", "hospital", "hotel", "church", "castle",
+             "palace", "stadium", "airport", "station", "prison", "factory"),
+    "time": ("clock", "watch", "calendar", "hour", "minute", "morning", "evening", "night", "week", "month",
+             "year", "century", "birthday", "holiday", "season", "midnight"),
+    "fantasy": ("dragon", "wizard", "ghost", "witch", "giant", "fairy", "unicorn", "vampire", "knight",
+                "princess", "king", "queen", "crown", "sword", "shield", "magic"),
+    "technology": ("computer", "phone", "robot", "camera", "radio", "television", "battery", "screen",
+                   "keyboard", "laser", "engine", "cable", "printer", "internet", "microwave"),
+    "insect": ("hornet", "bee", "butterfly", "spider", "mosquito", "beetle", "wasp", "moth", "cricket", "ladybug",
+               "caterpillar", "grasshopper", "flea", "termite", "dragonfly", "worm"),
+    "plant": ("tree", "flower", "rose", "tulip", "grass", "leaf", "root", "seed", "oak", "pine", "palm", "cactus",
+              "bamboo", "moss", "ivy", "daisy"),
+    "kitchen": ("pan", "pot", "spoon", "fork", "plate", "bowl", "cup", "kettle", "oven", "fridge", "sink", "jar",
+                "bottle", "glass", "napkin", "teapot"),
+    "family": ("mother", "father", "sister", "brother", "baby", "uncle", "aunt", "cousin", "grandmother",
+               "grandfather", "nephew", "niece"),
+    "material": ("wood", "stone", "iron", "steel", "plastic", "rubber", "clay", "wool", "silk", "cotton",
+                 "leather", "marble", "brick", "concrete", "sand", "velvet"),
+}
+
+WORDS = tuple(sorted(word for words in THEMES.values() for word in words))
