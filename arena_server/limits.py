@@ -9,6 +9,11 @@ ERROR_CODE_RATE_LIMITED, and the stream stays open.
 
 Calls without a key (health checks, reflection) are not limited: they carry no identity, and an
 arena service refuses a call without a key at once anyway.
+
+What a client sent is echoed in replies and log lines only through `echo`, cut to ECHO_LIMIT
+characters: a request under the message-size limit can then never make a reply over it (a 2.5 MB
+match id echoed twice would otherwise end the call with RESOURCE_EXHAUSTED instead of the in-band
+answer), nor a log line of megabytes.
 """
 
 from __future__ import annotations
@@ -26,6 +31,20 @@ from .auth import key_from_metadata
 # Past this many tracked keys, buckets that have refilled completely are forgotten: a full bucket
 # is what a key that was never seen gets, so forgetting it changes nothing.
 MAX_TRACKED_KEYS = 10_000
+
+# Longest echo of a client's string (an id, a name, a version) in a reply or a log line. Every id
+# the server issues and every name it accepts is far shorter, so a cut echo never hides one.
+ECHO_LIMIT = 100
+# Longest status message a call ends with, whatever it quotes: gRPC carries it in a trailer, and a
+# trailer over about 8 KiB reaches the client as RESOURCE_EXHAUSTED instead of the status sent.
+STATUS_MESSAGE_LIMIT = 1000
+
+
+def echo(text: str, limit: int = ECHO_LIMIT) -> str:
+    """`text` as sent when it is at most `limit` characters; else its start, marked as cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…({len(text)} characters)"
 
 
 class RateLimiter:
@@ -79,7 +98,7 @@ class RateLimiter:
             return None
         error = pb.Error(code=pb.ERROR_CODE_RATE_LIMITED, message=self.explain(wait) + "; the message was dropped")
         if message.WhichOneof("message") == "decision":
-            error.match_id = message.decision.match_id
+            error.match_id = echo(message.decision.match_id)
             error.decision_id = message.decision.decision_id
         return error
 

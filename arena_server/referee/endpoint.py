@@ -33,6 +33,10 @@ class SeatEndpoint(ABC):
         """False when the seat's agent takes no MatchEvent (it sees moves in its requests' history)."""
         return True
 
+    def wants_images(self) -> bool:
+        """True when the seat's agent takes Observation.images (its Hello declared "images")."""
+        return False
+
     def connected(self) -> bool:
         """False while the agent has no live connection: an unanswered request then counts as a
         disconnect rather than a timeout."""

@@ -26,7 +26,7 @@ from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import agent_service_pb2_grpc
 
 from .. import PROTOCOL_VERSION, auth
-from ..limits import RateLimiter
+from ..limits import RateLimiter, echo
 from ..referee import RESIGNED, SeatEndpoint
 from ..store import Store
 
@@ -38,6 +38,10 @@ log = structlog.get_logger("arena.agent_service")
 
 HELLO_TIMEOUT = 10.0
 NO_MATCH_EVENTS = "no_match_events"     # Hello capability: the agent takes no MatchEvent
+IMAGES = "images"                       # Hello capability: the agent takes Observation.images
+# Welcome lists at most this many refused games, each with its reason: a Hello is bounded by the
+# message size, but a reason per offered game would multiply it.
+MAX_REJECTED_LISTED = 50
 
 
 class AgentSession:
@@ -53,6 +57,7 @@ class AgentSession:
         self.capacity = 1
         self.join_ladder = False
         self.match_events = True    # MatchEvents wanted (Hello did not declare "no_match_events")
+        self.images = False         # Observation.images wanted (Hello declared "images")
         self.alive = False          # a stream is attached
         self.abandoned = False      # the grace window passed: its seats are left to the failure policy
         self.stream_epoch = 0       # counts attached streams; a stream that was taken over is stale
@@ -71,6 +76,7 @@ class AgentSession:
         self.capacity = max(1, hello.max_concurrent_matches)
         self.join_ladder = hello.join_ladder
         self.match_events = NO_MATCH_EVENTS not in hello.capabilities
+        self.images = IMAGES in hello.capabilities
 
     # ---- streams ----------------------------------------------------------------------------------
     def attach(self) -> int:
@@ -158,9 +164,9 @@ class AgentSession:
         entry = self.pending.get((decision.match_id, decision.decision_id))
         if entry is None or entry[1].done():
             if decision.match_id not in self.matches:
-                return pb.Error(code=pb.ERROR_CODE_UNKNOWN_MATCH, match_id=decision.match_id,
-                                decision_id=decision.decision_id,
-                                message=f"you hold no seat in a running match {decision.match_id!r}")
+                match_id = echo(decision.match_id)
+                return pb.Error(code=pb.ERROR_CODE_UNKNOWN_MATCH, match_id=match_id, decision_id=decision.decision_id,
+                                message=f"you hold no seat in a running match {match_id!r}")
             return pb.Error(code=pb.ERROR_CODE_STALE_DECISION, match_id=decision.match_id,
                             decision_id=decision.decision_id,
                             message=f"decision {decision.decision_id} is not awaited (late, duplicated or never issued)")
@@ -170,8 +176,9 @@ class AgentSession:
     def on_resign(self, resign: pb.Resign) -> pb.Error | None:
         held = self.matches.get(resign.match_id)
         if held is None or resign.seat not in held[1]:
-            return pb.Error(code=pb.ERROR_CODE_UNKNOWN_MATCH, match_id=resign.match_id,
-                            message=f"you hold no seat {resign.seat} in a running match {resign.match_id!r}")
+            match_id = echo(resign.match_id)
+            return pb.Error(code=pb.ERROR_CODE_UNKNOWN_MATCH, match_id=match_id,
+                            message=f"you hold no seat {resign.seat} in a running match {match_id!r}")
         runner, _ = held
         runner.resign(resign.seat)
         for (match_id, _), (request, future) in list(self.pending.items()):
@@ -198,6 +205,9 @@ class RemoteSeat(SeatEndpoint):
 
     def wants_events(self) -> bool:
         return self.session.match_events
+
+    def wants_images(self) -> bool:
+        return self.session.images
 
     def connected(self) -> bool:
         return self.session.alive
@@ -231,8 +241,8 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         if first.WhichOneof("message") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of a session must be Hello")
         hello = first.hello
-        await self._check_hello(hello, principal, context)
-        session, rejected = await self._session_for(hello, context)
+        name = await self._check_hello(hello, principal, context)
+        session, rejected = await self._session_for(hello, name, context)
         resumed = bool(hello.resume_token)
         epoch = self._attach(session)
         heartbeat = duration_pb2.Duration()
@@ -244,6 +254,7 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
                 session_id=session.session_id, resume_token=session.resume_token, protocol_version=PROTOCOL_VERSION,
                 server_id=self.server_id, heartbeat_interval=heartbeat, accepted_games=sorted(session.games),
                 rejected_games=[pb.RejectedGame(game_id=g, reason=r) for g, r in rejected],
+                agent_name=session.agent_name,
             )))
             slog.info("session resumed" if resumed else "session opened", games=sorted(session.games),
                       capacity=session.capacity, ladder=session.join_ladder, running_matches=len(session.matches))
@@ -274,21 +285,21 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
             slog.info("stream closed", running_matches=len(session.matches))
 
     # ---- sessions across streams ------------------------------------------------------------------
-    async def _session_for(self, hello: pb.Hello, context) -> tuple[AgentSession, list[tuple[str, str]]]:
-        """The session a Hello opens: the one its resume token names (keeping that session's games and
-        capacity), the seats waiting for this agent since a restart, or a new session."""
+    async def _session_for(self, hello: pb.Hello, name: str, context) -> tuple[AgentSession, list[tuple[str, str]]]:
+        """The session a Hello opens for agent `name`: the one its resume token names (keeping that
+        session's games and capacity), the seats waiting for this agent since a restart, or a new session."""
         if hello.resume_token:
             session = self._resumable.get(hello.resume_token)
             if session is None or session.abandoned:
                 await context.abort(grpc.StatusCode.NOT_FOUND,
                                     "the resume token is unknown or expired (its grace window passed, it was "
                                     "used already, or the server restarted); connect without it")
-            if session.agent_name != hello.agent.name:
+            if session.agent_name != name:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                    f"the resume token belongs to another agent than {hello.agent.name!r}")
+                                    f"the resume token belongs to another agent than {name!r}")
             return session, []
         games, rejected = _resolve_games(hello)
-        session = self._awaiting.pop(hello.agent.name, None) or AgentSession(_session_id(), hello.agent.name)
+        session = self._awaiting.pop(name, None) or AgentSession(_session_id(), name)
         session.configure(hello, games)
         return session, rejected
 
@@ -333,19 +344,27 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
             self._expire_later(session)
         return RemoteSeat(session)
 
-    async def _check_hello(self, hello: pb.Hello, principal: auth.Principal, context) -> None:
+    async def _check_hello(self, hello: pb.Hello, principal: auth.Principal, context) -> str:
+        """Aborts the call when Hello is refused; else returns the name the session plays as: the
+        one Hello gives, or the key's agent when Hello gives none."""
         major = hello.protocol_version.split(".")[0]
         if major != PROTOCOL_VERSION.split(".")[0]:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {hello.protocol_version or '(empty)'} is not supported; this server speaks {PROTOCOL_VERSION}",
+                f"protocol version {echo(hello.protocol_version) or '(empty)'} is not supported; "
+                f"this server speaks {PROTOCOL_VERSION}",
             )
-        name = hello.agent.name
+        name = hello.agent.name or principal.agent_name or ""
         if "admin" in principal.scopes:
+            if not name:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                    "this admin key belongs to no agent: name the agent in Hello.agent.name")
             try:
                 auth.validate_agent_name(name)
-            except ValueError as e:
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+            except ValueError:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                    f"invalid agent name {echo(name)!r}: use letters, digits, '-', '_' or '.', "
+                                    "at most 64 characters")
             agent = self.store.get_agent(name)
             if agent is not None and agent["house"]:
                 await context.abort(grpc.StatusCode.PERMISSION_DENIED, f"{name!r} is a house agent's name")
@@ -353,8 +372,10 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         elif name != principal.agent_name:
             await context.abort(
                 grpc.StatusCode.PERMISSION_DENIED,
-                f"this API key plays as {principal.agent_name!r}; Hello names {name or '(empty)'!r}",
+                f"this API key plays as {principal.agent_name!r}; Hello names {echo(name)!r} (leave the name "
+                "empty to play as the key's agent)",
             )
+        return name
 
     def _handle(self, session: AgentSession, message: pb.ConnectRequest) -> pb.Error | None:
         kind = message.WhichOneof("message")
@@ -390,17 +411,24 @@ def _answer_none(future: asyncio.Future) -> None:
 
 
 def _resolve_games(hello: pb.Hello) -> tuple[dict[str, str | None], list[tuple[str, str]]]:
+    """The games offered that the server has (game id -> preset, None for the defaults), and the
+    first MAX_REJECTED_LISTED refused ones with why, as (echoed game id, reason)."""
     games: dict[str, str | None] = {}
     rejected: list[tuple[str, str]] = []
     for offer in hello.games:
+        game_id, preset = offer.game_id, offer.preset
         try:
-            spec = arena_engines.game_spec(offer.game_id)
-            if offer.preset:
-                spec.preset(offer.preset)
-        except KeyError as e:
-            rejected.append((offer.game_id, str(e.args[0])))
-            continue
-        games[offer.game_id] = offer.preset or None
+            spec = arena_engines.game_spec(game_id)
+        except KeyError:
+            reason = f"unknown game {echo(game_id)!r} (known: {', '.join(arena_engines.game_ids())})"
+        else:
+            presets = [p.name for p in spec.presets]
+            if not preset or preset in presets:
+                games[game_id] = preset or None
+                continue
+            reason = f"game {game_id!r} has no preset {echo(preset)!r} (known: {', '.join(presets) or 'none'})"
+        if len(rejected) < MAX_REJECTED_LISTED:
+            rejected.append((echo(game_id), reason))
     return games, rejected
 
 

@@ -6,17 +6,41 @@ dataclasses below, so an agent is ordinary Python that is easy to unit-test with
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Awaitable, NamedTuple
 
 
-class LegalAction(NamedTuple):
-    """An action the seat may choose now; send `id` back in Choice.action_id."""
-
-    id: int
+class _LegalActionFields(NamedTuple):
+    action_id: int
     text: str
+
+
+class LegalAction(_LegalActionFields):
+    """An action the seat may choose now: answer with `Choice(action_id=action.action_id)`.
+
+    The field was called `id` before; `id` still reads (and `LegalAction(id=..., text=...)` still
+    builds one) with a DeprecationWarning, and will be removed in a later major version.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, action_id: int | None = None, text: str = "", *, id: int | None = None):  # noqa: A002
+        if id is not None:
+            warnings.warn("LegalAction(id=...) is deprecated: use action_id", DeprecationWarning, stacklevel=2)
+            action_id = id
+        if action_id is None:
+            raise TypeError("LegalAction needs an action_id")
+        return super().__new__(cls, action_id, text)
+
+    @property
+    def id(self) -> int:
+        """Deprecated name of `action_id`."""
+        warnings.warn("LegalAction.id is deprecated: use action_id, the name Choice takes", DeprecationWarning,
+                      stacklevel=2)
+        return self.action_id
 
 
 class PublicMove(NamedTuple):
@@ -69,6 +93,8 @@ class DecisionView:
     feedback: str                      # why the previous attempt was refused
     parameters: dict[str, Any]         # the match's game parameters
     conversation: list[Utterance] = field(default_factory=list)   # what this seat has heard, in order
+    images: list[tuple[str, bytes]] = field(default_factory=list)  # (mime type, data): pictures of the view,
+                                                                   # sent when the agent's wants_images is set
 
     @property
     def message_wanted(self) -> str | None:
@@ -161,10 +187,16 @@ class ResultView:
     returns: list[float]               # per seat; empty when void or aborted
     ranks: list[int]                   # per seat, 1 = best
     summary: str
+    players: list[str] = field(default_factory=list)   # agent names, indexed by seat
 
     @property
     def my_return(self) -> float | None:
         return self.returns[self.seat] if self.seat < len(self.returns) else None
+
+    @property
+    def opponents(self) -> list[str]:
+        """The names in the other seats, in seat order."""
+        return [name for seat, name in enumerate(self.players) if seat != self.seat]
 
 
 @dataclass(frozen=True)
@@ -178,6 +210,21 @@ class WelcomeView:
     heartbeat_interval: float          # seconds; 0 when the server asks for no heartbeats
     accepted_games: list[str]
     rejected_games: dict[str, str]     # game id -> reason
+    agent_name: str = ""               # the name the session plays as (the key's agent unless one was named)
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game the server offers, as listed before connecting (see Agent.can_play)."""
+
+    game_id: str
+    display_name: str
+    description: str
+    min_players: int
+    max_players: int
+    presets: tuple[str, ...]           # preset names
+    accepts_text_actions: bool         # seats may answer in free text
+    dialogue: bool                     # some decisions carry a message other seats read
 
 
 class Agent(ABC):
@@ -192,9 +239,12 @@ class Agent(ABC):
     in the order the server sent the messages; keep them quick. They too may be `async def`.
     """
 
-    # Sent in Hello unless the Session is given others; the name must match the API key's agent.
-    name = "agent"
+    # Sent in Hello unless the Session is given others. An empty name plays as the API key's agent
+    # (the server fills it in); a name given must be that agent's.
+    name = ""
     version = ""
+    # True: the server sends pictures of the view where a game renders one (DecisionView.images).
+    wants_images = False
     description = ""
 
     @abstractmethod
@@ -212,7 +262,14 @@ class Agent(ABC):
         pass
 
     def on_error(self, error: ErrorView) -> None | Awaitable[None]:
-        """A decision was refused; if the failure policy allows, a new request (attempt > 0) follows."""
+        """Something the agent sent was refused. A refused decision ("illegal_action",
+        "unparseable_text", ...) is asked again in a new request (attempt > 0) if the failure policy
+        allows; one the rate limit dropped ("rate_limited") is sent again by the session itself."""
+
+    def can_play(self, game: GameView) -> bool:
+        """Whether to offer `game` when the Session is given no games and offers every game the
+        server lists; all of them by default."""
+        return True
 
     def answer_probe(self, probe: ProbeView) -> str | None | Awaitable[str | None]:
         """The answer to a metrics question, or None to leave it unanswered."""

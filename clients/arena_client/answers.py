@@ -29,10 +29,14 @@ _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 @dataclass(frozen=True)
 class Reading:
     """What a reply says: the legal action it names (None: none), and the answer as found in the
-    reply ("" when none was found; an answer without an action names an illegal move)."""
+    reply ("" when none was found; an answer without an action names an illegal move). On a
+    decision that carries a message: the message the reply says (None: none), and `problem`, why
+    the reply cannot be sent as it is (no required message, a forbidden word), for the re-ask."""
 
     action: LegalAction | None
     answer: str
+    message: str | None = None
+    problem: str = ""
 
     @property
     def found(self) -> bool:
@@ -133,11 +137,11 @@ def _occurrences(text: str, needle: str) -> Iterable[int]:
 def majority(readings: Sequence[Reading]) -> int:
     """Index of the reading to follow among samples: the most frequent legal action, ties to the
     earliest sample; unreadable samples do not vote; when none is readable, the first sample."""
-    votes = Counter(r.action.id for r in readings if r.action is not None)
+    votes = Counter(r.action.action_id for r in readings if r.action is not None)
     if not votes:
         return 0
     top = max(votes.values())
-    return next(i for i, r in enumerate(readings) if r.action is not None and votes[r.action.id] == top)
+    return next(i for i, r in enumerate(readings) if r.action is not None and votes[r.action.action_id] == top)
 
 
 # ---- helpers for the formats of the styles --------------------------------------------------------

@@ -2,6 +2,9 @@
 
 Each kind of agent is a subcommand sharing the session options; a new kind is one more function in
 AGENT_KINDS that adds its parser and sets `make_agent`.
+
+It plays as the API key's agent unless --name says otherwise, and every game the kind can play
+that the server offers unless --game names some.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections import Counter
 
 import grpc
 
-from .agent import ResultView
+from .agent import ResultView, WelcomeView
 from .agents import RandomAgent
 from .session import Session, SessionError
 
@@ -52,13 +55,24 @@ def _add_human(subparsers, common: argparse.ArgumentParser) -> None:
         "human", parents=[common], help="play yourself at this terminal",
         description="Play yourself: each decision shows your view and a numbered menu; type a number or an "
                     "action's text. With --concurrency N, questions from N matches take turns. Ctrl-D or Ctrl-C "
-                    "leaves.").set_defaults(make_agent=_make_human)
+                    "leaves.").set_defaults(make_agent=_make_human, play=_play_human)
 
 
 def _make_human(args: argparse.Namespace):
     from .agents.human_agent import HumanAgent
 
     return HumanAgent()
+
+
+class _LeftTheArena(Exception):
+    """The player ended the input (Ctrl-D): the run ends as Ctrl-C ends it."""
+
+
+async def _play_human(session: Session) -> list[ResultView]:
+    results = await session.agent.play(session)
+    if session.agent.input_ended:
+        raise _LeftTheArena
+    return results
 
 
 def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
@@ -103,7 +117,11 @@ def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
                         help="price of 1000 completion tokens")
     parser.add_argument("--no-log-prompts", action="store_true",
                         help="keep the prompts out of the decision metadata logged with the match")
-    parser.set_defaults(make_agent=_make_llm, play=_play_llm)
+    parser.add_argument("--vision", action="store_true",
+                        help="the model reads images: ask the server for pictures of the view (Hive's board) and "
+                             "send them with the prompt")
+    # Each game costs model calls: the games are named, never every game the server offers.
+    parser.set_defaults(make_agent=_make_llm, play=_play_llm, games_required=True)
 
 
 def _make_llm(args: argparse.Namespace):
@@ -119,7 +137,7 @@ def _make_llm(args: argparse.Namespace):
             reasoning=args.reasoning, samples=args.samples, temperature=args.temperature, max_tokens=args.max_tokens,
             seed=args.seed, max_reasks=args.max_reasks, max_attempts=args.max_attempts, retry_delay=args.retry_delay,
             request_timeout=args.request_timeout, price_per_1k_input=args.price_per_1k_input,
-            price_per_1k_output=args.price_per_1k_output, log_prompts=not args.no_log_prompts)
+            price_per_1k_output=args.price_per_1k_output, log_prompts=not args.no_log_prompts, vision=args.vision)
     except ValueError as e:
         raise SystemExit(f"arena-agent: {e}") from None
 
@@ -140,11 +158,15 @@ AGENT_KINDS = [_add_random, _add_mcts, _add_human, _add_llm]
 def _session_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--server", default="localhost:50051", help="host:port (default %(default)s)")
-    common.add_argument("--game", action="append", required=True, metavar="GAME_ID",
-                        help="a game to play; repeat for several")
-    common.add_argument("--preset", default="", help="parameter preset asked for every game (default: the game's)")
+    common.add_argument("--game", action="append", metavar="GAME_ID",
+                        help="a game to play; repeat for several (default: every game the server offers that "
+                             "this kind of agent can play; llm: required)")
+    common.add_argument("--preset", default="",
+                        help="parameter preset asked for every game (default: the game's); without --game, only "
+                             "the games that have this preset are played")
     common.add_argument("--key", help="API key (default: $ARENA_API_KEY)")
-    common.add_argument("--name", help="agent name the key was issued for (default: the agent kind's)")
+    common.add_argument("--name", default="",
+                        help="agent name the key was issued for (default: the key's agent, which the server knows)")
     common.add_argument("--matches", type=int, metavar="N",
                         help="stop after N matches ended (default: run until stopped)")
     common.add_argument("--concurrency", type=int, default=1, metavar="N", help="matches played at once (default 1)")
@@ -172,14 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     key = args.key or os.environ.get("ARENA_API_KEY")
     if not key:
         parser.error("an API key is needed: --key KEY or the ARENA_API_KEY environment variable")
+    if args.game is None and getattr(args, "games_required", False):
+        parser.error(f"arena-agent {args.kind} needs the games to play: --game GAME_ID (repeat for several)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    session = Session(args.make_agent(args), args.server, key, [(g, args.preset) for g in args.game],
+    session = Session(args.make_agent(args), args.server, key, args.game, preset=args.preset,
                       name=args.name, max_concurrent_matches=args.concurrency, join_ladder=not args.no_ladder,
                       max_matches=args.matches, secure=args.tls, root_certificates=args.root_certificates,
                       client_certificate=args.client_cert, client_key=args.client_key,
                       connect_timeout=args.connect_timeout, on_result=_print_result,
+                      on_welcome=lambda welcome: _print_connected(session, welcome),
                       reconnect=args.max_reconnect_attempts > 0, max_reconnect_attempts=args.max_reconnect_attempts)
     play = getattr(args, "play", Session.run)      # a kind may supervise its session (llm: its model endpoint)
     try:
@@ -189,18 +214,33 @@ def main(argv: list[str] | None = None) -> int:
                 else " (this client speaks plaintext: if the server uses TLS, add --tls or --root-certificates)")
         print(f"arena-agent: {e}{hint}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _LeftTheArena):
         print(_summary(session.results), flush=True)
         return 130
     print(_summary(session.results), flush=True)
     return 0
 
 
+def _print_connected(session: Session, welcome: WelcomeView) -> None:
+    if session.reconnects:
+        print(f"reconnected to {session.server} as {welcome.agent_name} (session {welcome.session_id})", flush=True)
+        return
+    games = ", ".join(welcome.accepted_games)
+    print(f"connected to {session.server} as {welcome.agent_name}, playing {games}", flush=True)
+
+
 def _print_result(result: ResultView) -> None:
     returns = ", ".join(f"{r:g}" for r in result.returns)
     summary = f"  {result.summary}" if result.summary else ""
-    print(f"{result.match_id}  {result.game_id}  seat {result.seat}  returns [{returns}]  {result.reason}{summary}",
-          flush=True)
+    against = f" against {_names(result.opponents)}" if result.opponents else ""
+    print(f"{result.match_id}  {result.game_id}  seat {result.seat}{against}  returns [{returns}]  "
+          f"{result.reason}{summary}", flush=True)
+
+
+def _names(names: list[str]) -> str:
+    """Names in order of first appearance, a repeated one counted: "random ×9, mcts"."""
+    counts = Counter(names)
+    return ", ".join(name if counts[name] == 1 else f"{name} ×{counts[name]}" for name in counts)
 
 
 def _summary(results: list[ResultView]) -> str:

@@ -11,14 +11,15 @@ from google.protobuf.json_format import MessageToDict
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import game_pb2, match_pb2
 
-from .agent import (Choice, DecisionView, ErrorView, EventView, LegalAction, MatchView, ProbeView, PublicMove,
-                    ResultView, TextActionSpec, Utterance, WelcomeView)
+from .agent import (Choice, DecisionView, ErrorView, EventView, GameView, LegalAction, MatchView, ProbeView,
+                    PublicMove, ResultView, TextActionSpec, Utterance, WelcomeView)
 
 MESSAGE_MODES = {game_pb2.MESSAGE_MODE_OPTIONAL: "optional", game_pb2.MESSAGE_MODE_REQUIRED: "required"}
 
 PROTOCOL_VERSION = "1.0"
 # Hello capability: the server sends no MatchEvent (moves still arrive in each request's history).
 NO_MATCH_EVENTS = "no_match_events"
+IMAGES = "images"
 
 
 def hello(name: str, version: str, description: str, games: Iterable[tuple[str, str]], max_concurrent_matches: int,
@@ -34,7 +35,8 @@ def hello(name: str, version: str, description: str, games: Iterable[tuple[str, 
     ))
 
 
-def welcome(message: pb.Welcome) -> WelcomeView:
+def welcome(message: pb.Welcome, hello_name: str) -> WelcomeView:
+    """`hello_name` stands in for Welcome.agent_name, which servers before it did not send."""
     return WelcomeView(
         session_id=message.session_id,
         resume_token=message.resume_token,
@@ -43,6 +45,20 @@ def welcome(message: pb.Welcome) -> WelcomeView:
         heartbeat_interval=message.heartbeat_interval.ToNanoseconds() / 1e9,
         accepted_games=list(message.accepted_games),
         rejected_games={r.game_id: r.reason for r in message.rejected_games},
+        agent_name=message.agent_name or hello_name,
+    )
+
+
+def game(spec: game_pb2.GameSpec) -> GameView:
+    return GameView(
+        game_id=spec.game_id,
+        display_name=spec.display_name,
+        description=spec.description,
+        min_players=spec.min_players,
+        max_players=spec.max_players,
+        presets=tuple(p.name for p in spec.presets),
+        accepts_text_actions=spec.accepts_text_actions,
+        dialogue=spec.dialogue,
     )
 
 
@@ -84,6 +100,7 @@ def decision_request(message: pb.DecisionRequest, match: MatchView | None) -> De
         feedback=message.feedback,
         parameters=dict(match.parameters) if match else {},
         conversation=[Utterance(u.move_number, u.seat, u.text, tuple(u.audience)) for u in observation.conversation],
+        images=[(image.mime_type, image.data) for image in observation.images],
     )
 
 
@@ -144,6 +161,7 @@ def match_ended(message: pb.MatchEnded) -> ResultView:
         returns=list(info.result.returns),
         ranks=list(info.result.ranks),
         summary=info.result.summary,
+        players=[p.agent_name for p in sorted(info.players, key=lambda p: p.seat)],
     )
 
 

@@ -11,6 +11,10 @@ MatchStarted and the public events of every running match, and the pending reque
 they have left. A server that restarted no longer knows the token and refuses it; the session then
 connects with a fresh Hello and the server hands back the agent's seats by name. Re-sent
 MatchStarted and events are not passed to the agent twice.
+
+A Decision the server drops because the API key went over its rate limit (an in-band RATE_LIMITED
+error naming the decision) is not asked for again: the session sends the same Decision again after
+the wait the error quotes, as long as the server may still take it.
 """
 
 from __future__ import annotations
@@ -18,14 +22,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import re
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import grpc
 
 from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import agent_service_pb2_grpc
+from arena.v1 import agent_service_pb2_grpc, arena_service_pb2, arena_service_pb2_grpc
 
 from . import convert
 from .agent import Agent, Choice, MatchView, ProbeView, ResultView, WelcomeView
@@ -37,6 +43,19 @@ log = logging.getLogger(__name__)
 RECONNECTABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
 # Detect a dead server on a silent stream: ping every 20 s, give up after 10 s without an answer.
 CHANNEL_OPTIONS = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_timeout_ms", 10_000)]
+# The wait a RATE_LIMITED error quotes ("... retry after 0.004 s ..."), and the longest one honoured:
+# a longer quote would outlast any decision's deadline (the TypeScript and C++ bots do the same).
+RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?) s")
+MAX_RESEND_DELAY = 10.0
+
+
+@dataclass
+class _Sent:
+    """A Decision sent, kept while the server might still drop it over the rate limit."""
+
+    message: pb.ConnectRequest
+    seat: int
+    deadline: float | None             # time.monotonic() by which it must arrive; None: no limit
 
 
 class SessionError(Exception):
@@ -52,8 +71,12 @@ class Session:
     """Plays `agent` on `server` (host:port) until `max_matches` matches have ended (None: until the
     server closes the stream or the task is cancelled).
 
-    games: game ids, or (game id, preset) pairs. name, version and description default to the
-    agent's class attributes; the name must be the one the API key was issued for.
+    games: game ids, or (game id, preset) pairs; None offers every game the server lists (with
+    ArenaService.ListGames, using the same key) that `agent.can_play` accepts. `preset` is asked for
+    each game given by id alone; with games None, only the games that have it are offered.
+    name, version and description default to the agent's class attributes; an empty name plays as
+    the API key's agent, and a name given must be that agent's.
+    on_welcome is called with each Welcome: when the session opens, and again after each reconnect.
     TLS is used when `secure` is set or `root_certificates` (a PEM file) is given; mutual TLS adds
     `client_certificate` and `client_key` (PEM files).
     An agent that does not override `on_event` is sent no MatchEvent ("no_match_events" in Hello):
@@ -64,19 +87,23 @@ class Session:
     between them. A Session runs once.
     """
 
-    def __init__(self, agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]], *,
-                 name: str | None = None, version: str | None = None, description: str | None = None,
-                 max_concurrent_matches: int = 1, join_ladder: bool = True, capabilities: Iterable[str] = (),
-                 max_matches: int | None = None, secure: bool = False, root_certificates: str | Path | None = None,
+    def __init__(self, agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]] | None = None,
+                 *, preset: str = "", name: str | None = None, version: str | None = None,
+                 description: str | None = None, max_concurrent_matches: int = 1, join_ladder: bool = True,
+                 capabilities: Iterable[str] = (), max_matches: int | None = None, secure: bool = False,
+                 root_certificates: str | Path | None = None,
                  client_certificate: str | Path | None = None, client_key: str | Path | None = None,
                  connect_timeout: float = 10.0, on_result: Callable[[ResultView], Any] | None = None,
-                 reconnect: bool = True, max_reconnect_attempts: int = 10):
+                 on_welcome: Callable[[WelcomeView], Any] | None = None, reconnect: bool = True,
+                 max_reconnect_attempts: int = 10):
         self.agent = agent
         self.server = server
-        self.games = [(g, "") if isinstance(g, str) else tuple(g) for g in games]
-        if not self.games:
-            raise ValueError("offer at least one game")
-        self.name = name or agent.name
+        # None until the server's list is read, when no games were given.
+        self.games = None if games is None else [(g, preset) if isinstance(g, str) else tuple(g) for g in games]
+        if self.games == []:
+            raise ValueError("offer at least one game, or None for every game the server lists")
+        self.preset = preset
+        self.name = agent.name if name is None else name
         self.version = agent.version if version is None else version
         self.description = agent.description if description is None else description
         self.max_concurrent_matches = max_concurrent_matches
@@ -85,6 +112,8 @@ class Session:
         if type(agent).on_event is Agent.on_event and convert.NO_MATCH_EVENTS not in self.capabilities:
             # The agent ignores events, so the server need not send one per move.
             self.capabilities.append(convert.NO_MATCH_EVENTS)
+        if agent.wants_images and convert.IMAGES not in self.capabilities:
+            self.capabilities.append(convert.IMAGES)       # pictures of the view (Hive's board)
         self.max_matches = max_matches
         if (client_certificate is None) != (client_key is None):
             raise ValueError("mutual TLS needs both client_certificate and client_key")
@@ -93,6 +122,7 @@ class Session:
         self.client_certificate, self.client_key = client_certificate, client_key
         self.connect_timeout = connect_timeout
         self.on_result = on_result
+        self.on_welcome = on_welcome
         self.reconnect = reconnect
         self.max_reconnect_attempts = max_reconnect_attempts
         self._metadata = (("authorization", f"Bearer {api_key}"),)
@@ -108,6 +138,7 @@ class Session:
         self._failed_attempts = 0                           # reconnect attempts since the last handshake
         self._outbox: asyncio.Queue[pb.ConnectRequest] = asyncio.Queue()
         self._tasks: set[asyncio.Task] = set()
+        self._sent: dict[tuple[str, int], _Sent] = {}       # (match id, decision id) -> Decision sent
 
     async def run(self) -> list[ResultView]:
         """Plays until done and returns the finished matches; raises SessionError on failure."""
@@ -138,8 +169,11 @@ class Session:
             except asyncio.TimeoutError:
                 raise SessionError(f"cannot reach {self.server} within {self.connect_timeout:g} s",
                                    grpc.StatusCode.UNAVAILABLE) from None
+            if self.games is None:
+                self.games = await self._server_games(channel)
             call = agent_service_pb2_grpc.AgentServiceStub(channel).Connect(metadata=self._metadata)
             self._outbox = asyncio.Queue()     # nothing queued for a dropped stream is sent on a new one
+            self._sent.clear()                 # a resumed session is asked again for what is pending
             self._spawn(self._write(call))
             reconnecting, resuming, handshake_done = self.welcome is not None, self._resume, False
             try:
@@ -149,6 +183,8 @@ class Session:
                     self.reconnects += 1
                     log.info("reconnected: session %s %s", self.welcome.session_id,
                              "resumed" if resuming else "opened afresh")
+                if self.on_welcome is not None:
+                    self.on_welcome(self.welcome)
                 self._spawn(self._heartbeats(self.welcome.heartbeat_interval))
                 await self._serve(call)
             except grpc.aio.AioRpcError as e:
@@ -170,6 +206,22 @@ class Session:
         return grpc.aio.secure_channel(self.server, grpc.ssl_channel_credentials(roots, key, chain),
                                        options=CHANNEL_OPTIONS)
 
+    async def _server_games(self, channel) -> list[tuple[str, str]]:
+        """Every game the server lists that the agent can play (with the preset, when one is set)."""
+        try:
+            listed = await arena_service_pb2_grpc.ArenaServiceStub(channel).ListGames(
+                arena_service_pb2.ListGamesRequest(), metadata=self._metadata, timeout=self.connect_timeout)
+        except grpc.aio.AioRpcError as e:
+            raise SessionError(f"{self.server} refused to list its games ({e.code().name}): {e.details()}; "
+                               "name the games to play instead", e.code()) from e
+        games = [convert.game(spec) for spec in listed.games]
+        chosen = [(g.game_id, self.preset) for g in games
+                  if (not self.preset or self.preset in g.presets) and self.agent.can_play(g)]
+        if not chosen:
+            preset = f" with the preset {self.preset!r}" if self.preset else ""
+            raise SessionError(f"none of the {len(games)} games {self.server} offers{preset} suits this agent")
+        return chosen
+
     def _hello(self) -> pb.ConnectRequest:
         return convert.hello(self.name, self.version, self.description, self.games, self.max_concurrent_matches,
                              self.join_ladder, self.capabilities,
@@ -188,12 +240,12 @@ class Session:
         first = await call.read()
         if first is grpc.aio.EOF or first.WhichOneof("message") != "welcome":
             raise SessionError(f"{self.server} did not answer Hello with Welcome")
-        welcome = convert.welcome(first.welcome)
+        welcome = convert.welcome(first.welcome, self.name)
         for game, reason in welcome.rejected_games.items():
             log.warning("the server refused game %s: %s", game, reason)
         if not welcome.accepted_games:
             raise SessionError(f"{self.server} accepted none of the offered games: {welcome.rejected_games}")
-        log.info("session %s on %s as %r: games %s", welcome.session_id, welcome.server_id, self.name,
+        log.info("session %s on %s as %r: games %s", welcome.session_id, welcome.server_id, welcome.agent_name,
                  ", ".join(welcome.accepted_games))
         return welcome
 
@@ -208,7 +260,9 @@ class Session:
     async def _dispatch(self, message: pb.ConnectResponse) -> None:
         kind = message.WhichOneof("message")
         if kind == "decision_request":
-            self._spawn(self._decide(message.decision_request))
+            request = message.decision_request
+            self._forget_sent(request.match_id, lambda sent: sent.seat == request.seat)   # that seat moved on
+            self._spawn(self._decide(request))
         elif kind == "probe":
             self._spawn(self._answer_probe(convert.probe(message.probe)))
         elif kind == "match_started":
@@ -224,7 +278,10 @@ class Session:
                 await self._notify(self.agent.on_event, event)
         elif kind == "match_ended":
             result = convert.match_ended(message.match_ended)
-            self._matches.pop(result.match_id, None)
+            match = self._matches.pop(result.match_id, None)
+            if not result.players and match is not None:
+                result = replace(result, players=match.players)
+            self._forget_sent(result.match_id, lambda sent: True)
             self._seats_started.discard((result.match_id, result.seat))
             self._last_event.pop(result.match_id, None)
             self.results.append(result)
@@ -233,8 +290,12 @@ class Session:
             await self._notify(self.agent.on_match_end, result)
         elif kind == "error":
             error = convert.error(message.error)
-            log.warning("server error %s for match %s decision %d: %s", error.code, error.match_id,
-                        error.decision_id, error.message)
+            sent = self._sent.get((error.match_id, error.decision_id))
+            if error.code == "rate_limited" and sent is not None:
+                self._spawn(self._resend(error.match_id, error.decision_id, _retry_after(error.message)))
+            else:
+                log.warning("server error %s for match %s decision %d: %s", error.code, error.match_id,
+                            error.decision_id, error.message)
             await self._notify(self.agent.on_error, error)
         elif kind != "heartbeat":
             log.warning("ignoring unexpected %s message", kind or "empty")
@@ -257,7 +318,31 @@ class Session:
             log.warning("match %s decision %d took %.2f s, over its %.2f s limit; not sent", request.match_id,
                         request.decision_id, elapsed, request.time_remaining)
             return
-        self._outbox.put_nowait(convert.decision(request, choice, elapsed))
+        decision = convert.decision(request, choice, elapsed)
+        deadline = None if request.time_remaining is None else started + request.time_remaining
+        self._sent[request.match_id, request.decision_id] = _Sent(decision, request.seat, deadline)
+        self._outbox.put_nowait(decision)
+
+    async def _resend(self, match_id: str, decision_id: int, delay: float) -> None:
+        """Sends a Decision the rate limit dropped again after `delay` seconds, unless the match has
+        moved on meanwhile or its deadline has passed. Once per refusal: a resend the limit drops
+        too comes back as a refusal of its own."""
+        log.info("match %s decision %d was dropped over the rate limit; sending it again in %.3f s", match_id,
+                 decision_id, delay)
+        await asyncio.sleep(delay)
+        sent = self._sent.get((match_id, decision_id))
+        if sent is None:
+            return
+        if sent.deadline is not None and time.monotonic() >= sent.deadline:
+            del self._sent[match_id, decision_id]
+            log.warning("match %s decision %d, dropped over the rate limit, could not be sent again in time", match_id,
+                        decision_id)
+            return
+        self._outbox.put_nowait(sent.message)
+
+    def _forget_sent(self, match_id: str, which: Callable[[_Sent], bool]) -> None:
+        for key in [key for key, sent in self._sent.items() if key[0] == match_id and which(sent)]:
+            del self._sent[key]
 
     async def _answer_probe(self, probe: ProbeView) -> None:
         """Late answers are sent anyway: the server ignores them, and they never affect the game."""
@@ -297,7 +382,14 @@ class Session:
         task.add_done_callback(self._tasks.discard)
 
 
-def run_agent(agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]],
+def _retry_after(message: str) -> float:
+    """The wait a RATE_LIMITED message quotes, at most MAX_RESEND_DELAY; 1 s when it quotes none."""
+    quoted = RETRY_AFTER.search(message)
+    return min(float(quoted.group(1)), MAX_RESEND_DELAY) if quoted else 1.0
+
+
+def run_agent(agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]] | None = None,
               **options: Any) -> list[ResultView]:
-    """Blocking convenience: runs one Session (options as its keyword arguments) and returns its results."""
+    """Blocking convenience: runs one Session (options as its keyword arguments) and returns its results;
+    games None offers every game the server lists (see Session)."""
     return asyncio.run(Session(agent, server, api_key, games, **options).run())

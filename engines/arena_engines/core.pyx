@@ -385,6 +385,11 @@ cdef class State:
     def observation_dict(self, int player) -> dict:
         raise NotImplementedError
 
+    def observation_image(self, int player):
+        """A picture of `player`'s view as (mime type, bytes), in games that render one; None here.
+        It shows nothing the text and data views do not."""
+        return None
+
     def public_history(self) -> list:
         """Public moves as (seat, action, text); action -1 when only a summary is public.
         Default: every move is public (perfect-information sequential games)."""

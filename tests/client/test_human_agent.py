@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import signal
 
 import pytest
 
@@ -139,3 +140,47 @@ async def deadlines_lapse():
     player.type("3\n")                                       # too late: nothing is asked any more
     await player.shows("(nothing is being asked now; ignored '3')")
     player.end_input()
+
+
+class EndlessSession:
+    """Stands in for a Session: runs until cancelled (or fails at once with `failure`)."""
+
+    def __init__(self, failure: Exception | None = None):
+        self.results, self.cancelled, self.failure = ["a match played earlier"], False, failure
+
+    async def run(self):
+        if self.failure:
+            raise self.failure
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+
+
+def test_end_of_input_ends_the_session_without_any_signal():
+    # As in a job a shell started in the background: SIGINT ignored, so no signal could do it.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        asyncio.run(end_of_input_ends_the_session())
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+async def end_of_input_ends_the_session():
+    player, session = Player(), EndlessSession()
+    playing = asyncio.create_task(player.agent.play(session))
+    await asyncio.sleep(0.1)
+    assert not playing.done() and not player.agent.input_ended
+    player.end_input()                                  # Ctrl-D before any match started
+    assert await asyncio.wait_for(playing, 5) == ["a match played earlier"]
+    assert session.cancelled and player.agent.input_ended and player.input_ended.is_set()
+    assert "End of input: leaving the arena." in player.screen.getvalue()
+
+
+def test_play_passes_on_the_failure_of_its_session():
+    async def main():
+        with pytest.raises(RuntimeError, match="refused"):
+            await Player().agent.play(EndlessSession(RuntimeError("refused")))
+
+    asyncio.run(main())

@@ -83,7 +83,7 @@ def decide(agent: LLMAgent, view: DecisionView):
 
 
 def chosen_text(view: DecisionView, choice) -> str:
-    return next(a.text for a in view.legal_actions if a.id == choice.action_id)
+    return next(a.text for a in view.legal_actions if a.action_id == choice.action_id)
 
 
 # ---- prompts per style, answers in each paper's format ---------------------------------------------
@@ -260,10 +260,10 @@ def test_the_referees_feedback_on_a_server_reask_is_in_the_prompt(model):
 
 def test_tolerant_matching_reads_legal_texts_when_the_papers_format_is_missing():
     legal = [LegalAction(i, str(i)) for i in range(101)]
-    assert match_legal_text("My answer is 34.", legal)[0].id == 34
-    assert match_legal_text("Answer: 7\nbecause 2/3 of 10.5 is 7", legal)[0].id == 7
+    assert match_legal_text("My answer is 34.", legal)[0].action_id == 34
+    assert match_legal_text("Answer: 7\nbecause 2/3 of 10.5 is 7", legal)[0].action_id == 7
     cells = [LegalAction(0, "X: (1, 1)"), LegalAction(4, "X: (2, 2)")]
-    assert match_legal_text("I play x:(2,2) now", cells)[0].id == 4
+    assert match_legal_text("I play x:(2,2) now", cells)[0].action_id == 4
     assert match_legal_text("no idea", cells)[0] is None
 
 
@@ -307,7 +307,7 @@ def test_a_single_legal_action_is_played_without_asking_the_model(model):
     view = view_of("tic_tac_toe", moves=[0, 1, 2, 4, 3, 5, 7, 6])
     assert len(view.legal_actions) == 1
     choice = decide(agent_for(model), view)
-    assert choice.action_id == view.legal_actions[0].id and choice.extra["forced"] and not model.requests
+    assert choice.action_id == view.legal_actions[0].action_id and choice.extra["forced"] and not model.requests
 
 
 def test_many_matches_are_decided_concurrently(model):

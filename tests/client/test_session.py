@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -21,9 +22,11 @@ import pytest
 from google.protobuf import struct_pb2
 
 from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import agent_service_pb2_grpc, game_pb2, match_pb2
+from arena.v1 import arena_service_pb2 as apb
+from arena.v1 import agent_service_pb2_grpc, arena_service_pb2_grpc, game_pb2, match_pb2
 from arena_client import (Agent, Choice, ErrorView, LegalAction, PublicMove, RandomAgent, Session, SessionError,
                           TextActionSpec)
+from arena_client.agents.mcts_agent import MCTSAgent
 
 KEY = "secret-key"
 
@@ -54,10 +57,10 @@ class Stream:
     async def send(self, **message) -> None:
         await self.context.write(pb.ConnectResponse(**message))
 
-    async def welcome(self, heartbeat: float = 10.0, accepted=("tic_tac_toe",), rejected=()) -> pb.Hello:
+    async def welcome(self, heartbeat: float = 10.0, accepted=("tic_tac_toe",), rejected=(), agent_name="") -> pb.Hello:
         hello = (await self.recv()).hello
         welcome = pb.Welcome(session_id="s1", resume_token="resume-me", protocol_version="1.0", server_id="scripted",
-                             accepted_games=list(accepted),
+                             accepted_games=list(accepted), agent_name=agent_name,
                              rejected_games=[pb.RejectedGame(game_id=g, reason=r) for g, r in rejected])
         welcome.heartbeat_interval.FromNanoseconds(int(heartbeat * 1e9))
         await self.send(welcome=welcome)
@@ -82,11 +85,13 @@ class Stream:
         request.deadline.FromNanoseconds(time.time_ns() + int(time_remaining * 1e9))
         await self.send(decision_request=request)
 
-    async def end(self, match_id: str, seat: int, returns=(1.0, -1.0), game_id: str = "tic_tac_toe") -> None:
+    async def end(self, match_id: str, seat: int, returns=(1.0, -1.0), game_id: str = "tic_tac_toe",
+                  players=()) -> None:
         result = match_pb2.MatchResult(reason=match_pb2.END_REASON_NORMAL, returns=list(returns),
                                        ranks=[1 if r == max(returns) else 2 for r in returns], summary="done")
         info = match_pb2.MatchInfo(match_id=match_id, game_id=game_id, status=match_pb2.MATCH_STATUS_FINISHED,
-                                   result=result)
+                                   result=result,
+                                   players=[match_pb2.Player(seat=s, agent_name=n) for s, n in enumerate(players)])
         await self.send(match_ended=pb.MatchEnded(match=info, seat=seat))
 
 
@@ -119,11 +124,26 @@ def run():
     loop.close()
 
 
+class ListedGames(arena_service_pb2_grpc.ArenaServiceServicer):
+    """ArenaService.ListGames only, answering `games` (or refusing with `refusal`), recording each
+    call's key."""
+
+    def __init__(self, games=(), refusal: tuple[grpc.StatusCode, str] | None = None):
+        self.games, self.refusal, self.keys = list(games), refusal, []
+
+    async def ListGames(self, request, context):
+        self.keys.append(dict(context.invocation_metadata()).get("authorization"))
+        if self.refusal:
+            await context.abort(*self.refusal)
+        return apb.ListGamesResponse(games=self.games)
+
+
 @contextlib.asynccontextmanager
-async def scripted_server(script):
+async def scripted_server(script, listed: ListedGames | None = None):
     servicer = ScriptedAgentService(script)
     server = grpc.aio.server()
     agent_service_pb2_grpc.add_AgentServiceServicer_to_server(servicer, server)
+    arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(listed or ListedGames(), server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
@@ -134,10 +154,11 @@ async def scripted_server(script):
             raise servicer.failure
 
 
-def play(run, script, agent: Agent, games=("tic_tac_toe",), key: str = KEY, **options) -> Session:
+def play(run, script, agent: Agent, games=("tic_tac_toe",), key: str = KEY, listed: ListedGames | None = None,
+         **options) -> Session:
     """Runs a Session against the scripted server to its end; returns it for inspection."""
     async def main() -> Session:
-        async with scripted_server(script) as (address, _):
+        async with scripted_server(script, listed) as (address, _):
             session = Session(agent, address, key, games, connect_timeout=5, **options)
             await session.run()
         return session
@@ -168,7 +189,7 @@ class Recorder(Agent):
         if request.match_id == "slow" and request.attempt == 0:
             assert self.fast_received.wait(5), "the other match's decision never reached the server"
             return Choice(action_id=99)
-        return Choice(action_id=request.legal_actions[-1].id, reasoning="last one")
+        return Choice(action_id=request.legal_actions[-1].action_id, reasoning="last one")
 
     def on_match_start(self, match):
         self.started.append(match)
@@ -232,6 +253,7 @@ def test_handshake_two_concurrent_matches_retry_heartbeats_and_results(run):
     assert seen["heartbeats"] >= 2
 
     assert session.welcome.session_id == "s1" and session.welcome.resume_token == "resume-me"
+    assert session.welcome.agent_name == "recorder"      # a server that does not say: the name Hello gave
     assert session.welcome.heartbeat_interval == pytest.approx(0.05)
     assert session.welcome.rejected_games == {"nope": "unknown game"}
     assert [(r.match_id, r.game_id, r.seat, r.returns, r.reason) for r in session.results] == [
@@ -305,7 +327,7 @@ def test_async_decide_text_action_metadata_and_probe(run):
 class Sleeper(Agent):
     def decide(self, request):
         threading.Event().wait(0.4)
-        return Choice(action_id=request.legal_actions[0].id)
+        return Choice(action_id=request.legal_actions[0].action_id)
 
 
 def test_a_decision_past_its_deadline_is_not_sent(run, caplog):
@@ -401,25 +423,33 @@ async def _cli(*args: str) -> tuple[int, str, str]:
 
 def test_cli_plays_prints_each_match_and_a_summary(run):
     async def script(stream: Stream):
-        hello = await stream.welcome()
-        assert hello.agent.name == "random" and not hello.join_ladder and hello.max_concurrent_matches == 2
-        assert [(g.game_id, g.preset) for g in hello.games] == [("tic_tac_toe", "classic")]
+        hello = await stream.welcome(accepted=("tic_tac_toe", "nim"), agent_name="alice")
+        # No --name: Hello leaves the name to the server, which plays the key's agent and says so.
+        assert hello.agent.name == "" and not hello.join_ladder and hello.max_concurrent_matches == 2
+        assert [(g.game_id, g.preset) for g in hello.games] == [("tic_tac_toe", "classic"), ("nim", "classic")]
         await stream.start("m1", seat=0)
         await stream.ask("m1", 1, seat=0, actions=(1, 2))
         assert (await stream.recv()).decision.action_id in (1, 2)
         await stream.end("m1", seat=0, returns=(1.0, -1.0))
+        await stream.start("m2", seat=1)
+        await stream.end("m2", seat=1, returns=(0.0, 0.0, 0.0, 0.0), players=("bob", "alice", "carol", "bob"))
         await asyncio.sleep(10)
 
     async def main():
         async with scripted_server(script) as (address, _):
-            return await _cli("random", "--server", address, "--game", "tic_tac_toe", "--preset", "classic",
-                              "--key", KEY, "--matches", "1", "--concurrency", "2", "--no-ladder", "--seed", "3")
+            code, out, err = await _cli("random", "--server", address, "--game", "tic_tac_toe", "--game", "nim",
+                                        "--preset", "classic", "--key", KEY, "--matches", "2", "--concurrency", "2",
+                                        "--no-ladder", "--seed", "3")
+            return address, code, out, err
 
-    code, out, err = run(main())
+    address, code, out, err = run(main())
     assert code == 0, err
-    lines = out.splitlines()
-    assert lines[0] == "m1  tic_tac_toe  seat 0  returns [1, -1]  normal  done"
-    assert lines[1] == "1 matches finished, 1 scored: mean return 1.000, 1 won, 0 drawn, 0 lost"
+    assert out.splitlines() == [
+        f"connected to {address} as alice, playing tic_tac_toe, nim",
+        "m1  tic_tac_toe  seat 0 against p1  returns [1, -1]  normal  done",      # names from MatchStarted
+        "m2  tic_tac_toe  seat 1 against bob ×2, carol  returns [0, 0, 0, 0]  normal  done",   # from MatchEnded
+        "2 matches finished, 2 scored: mean return 0.500, 1 won, 1 drawn, 0 lost",
+    ]
 
 
 def test_cli_reports_a_refused_key_and_an_unreachable_server(run):
@@ -445,7 +475,7 @@ class Remembering(Agent):
 
     def decide(self, request):
         self.requests.append((request.match_id, request.decision_id))
-        return Choice(action_id=request.legal_actions[0].id)
+        return Choice(action_id=request.legal_actions[0].action_id)
 
     def on_match_start(self, match):
         self.started.append((match.match_id, match.seat))
@@ -525,3 +555,139 @@ def test_reconnecting_gives_up_after_the_attempt_limit(run):
     with pytest.raises(SessionError, match="down for maintenance") as gave_up:
         play(run, script, RandomAgent(), max_reconnect_attempts=2)
     assert gave_up.value.code == grpc.StatusCode.UNAVAILABLE and len(streams) == 1 + 2
+
+
+class Listener(Agent):
+    """Plays the first legal action and records the errors it is told about."""
+
+    def __init__(self):
+        self.errors = []
+
+    def decide(self, request):
+        return Choice(action_id=request.legal_actions[0].action_id)
+
+    def on_error(self, error):
+        self.errors.append(error)
+
+
+def _rate_limited(match_id: str = "", decision_id: int = 0, wait: str = "0.010") -> pb.Error:
+    return pb.Error(code=pb.ERROR_CODE_RATE_LIMITED, match_id=match_id, decision_id=decision_id,
+                    message=f"rate limit exceeded: at most 2 requests and messages per second per API key (bursts "
+                            f"of 3); retry after {wait} s; the message was dropped")
+
+
+def test_a_decision_the_rate_limit_dropped_is_sent_again_after_the_quoted_wait_while_it_is_awaited(run, caplog):
+    async def script(stream: Stream):
+        loop = asyncio.get_running_loop()
+        await stream.welcome()
+        await stream.start("m", seat=0)
+        await stream.ask("m", 1, seat=0)
+        first = (await stream.recv()).decision
+        dropped = loop.time()
+        await stream.send(error=_rate_limited("m", 1, "0.200"))
+        assert (await stream.recv()).decision == first                  # the same Decision, again...
+        assert loop.time() - dropped >= 0.2                             # ... after the quoted wait
+        await stream.send(error=_rate_limited("m", 1))                  # dropped again: sent again
+        assert (await stream.recv()).decision == first
+
+        await stream.ask("m", 3, seat=0)                                # the match moved on:
+        assert (await stream.recv()).decision.decision_id == 3
+        await stream.send(error=_rate_limited("m", 1))                  # decision 1 is not sent again,
+        await stream.send(error=_rate_limited())                        # nor anything for a dropped heartbeat,
+        await stream.send(error=_rate_limited("other", 1))              # nor for a decision never sent
+        with pytest.raises(asyncio.TimeoutError):
+            await stream.recv(timeout=0.5)
+
+        await stream.ask("m", 5, seat=0, time_remaining=0.3)
+        assert (await stream.recv()).decision.decision_id == 5
+        await stream.send(error=_rate_limited("m", 5, "0.500"))         # a wait past the deadline: given up
+        with pytest.raises(asyncio.TimeoutError):
+            await stream.recv(timeout=1.0)
+
+        await stream.ask("m", 7, seat=0)
+        seventh = (await stream.recv()).decision
+        await stream.send(error=_rate_limited("m", 7, "0.050"))
+        await stream.end("m", seat=0)                                   # the match ended meanwhile
+        with pytest.raises(asyncio.TimeoutError):
+            await stream.recv(timeout=0.5)
+        assert seventh.decision_id == 7
+
+    agent = Listener()
+    with caplog.at_level(logging.INFO, logger="arena_client"):
+        session = play(run, script, agent, max_matches=1)
+    assert len(session.results) == 1
+    assert [(e.code, e.match_id, e.decision_id) for e in agent.errors] == [
+        ("rate_limited", "m", 1), ("rate_limited", "m", 1), ("rate_limited", "m", 1), ("rate_limited", "", 0),
+        ("rate_limited", "other", 1), ("rate_limited", "m", 5), ("rate_limited", "m", 7)]
+    assert "match m decision 1 was dropped over the rate limit; sending it again in 0.200 s" in caplog.text
+    assert "match m decision 5, dropped over the rate limit, could not be sent again in time" in caplog.text
+
+
+LISTED = [game_pb2.GameSpec(game_id="tic_tac_toe", presets=[game_pb2.Preset(name="gtbench")]),
+          game_pb2.GameSpec(game_id="negotiation", dialogue=True, presets=[game_pb2.Preset(name="gtbench")]),
+          game_pb2.GameSpec(game_id="nim"),
+          game_pb2.GameSpec(game_id="not_installed_here", presets=[game_pb2.Preset(name="gtbench")])]
+
+
+@pytest.mark.parametrize("make_agent, preset, offered", [
+    (lambda: RandomAgent(seed=1), "", ["tic_tac_toe", "negotiation", "nim", "not_installed_here"]),
+    (lambda: RandomAgent(seed=1), "gtbench", ["tic_tac_toe", "negotiation", "not_installed_here"]),
+    # MCTS searches with the local engines, and cannot write: no dialogue game, no unknown one.
+    (lambda: MCTSAgent(simulations=10), "", ["tic_tac_toe", "nim"]),
+])
+def test_without_games_the_session_offers_every_game_the_server_lists_that_the_agent_can_play(
+        run, make_agent, preset, offered):
+    hellos = []
+
+    async def script(stream: Stream):
+        hellos.append(await stream.welcome(accepted=offered))
+        await stream.start("m", seat=0)
+        await stream.end("m", seat=0)
+
+    listed = ListedGames(LISTED)
+    session = play(run, script, make_agent(), games=None, preset=preset, listed=listed, max_matches=1)
+    assert [(g.game_id, g.preset) for g in hellos[0].games] == [(g, preset) for g in offered]
+    assert session.games == [(g, preset) for g in offered]
+    assert listed.keys == [f"Bearer {KEY}"]                   # listed once, with the session's key
+
+
+def test_without_games_a_server_that_lists_none_the_agent_can_play_or_refuses_to_list_is_an_error(run):
+    async def script(stream: Stream):
+        raise AssertionError("no stream is opened without games to offer")
+
+    with pytest.raises(SessionError, match="none of the 4 games .* offers with the preset 'llmarena' suits"):
+        play(run, script, RandomAgent(), games=None, preset="llmarena", listed=ListedGames(LISTED))
+    refusing = ListedGames(refusal=(grpc.StatusCode.PERMISSION_DENIED, "this API key lacks the 'spectate' scope"))
+    with pytest.raises(SessionError, match="refused to list its games .PERMISSION_DENIED.: this API key lacks") as e:
+        play(run, script, RandomAgent(), games=None, listed=refusing)
+    assert e.value.code == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_cli_says_when_it_reconnects(run):
+    streams = []
+
+    async def script(stream: Stream):
+        streams.append(stream)
+        await stream.welcome(agent_name="alice")
+        if len(streams) == 1:
+            await stream.context.abort(grpc.StatusCode.UNAVAILABLE, "connection reset")
+        await stream.start("m1", seat=0)
+        await stream.end("m1", seat=0)
+        await asyncio.sleep(10)
+
+    async def main():
+        async with scripted_server(script) as (address, _):
+            return address, *await _cli("random", "--server", address, "--game", "tic_tac_toe", "--key", KEY,
+                                        "--matches", "1")
+
+    address, code, out, err = run(main())
+    assert code == 0, err
+    assert out.splitlines()[:3] == [f"connected to {address} as alice, playing tic_tac_toe",
+                                    f"reconnected to {address} as alice (session s1)",
+                                    "m1  tic_tac_toe  seat 0 against p1  returns [1, -1]  normal  done"]
+
+
+def test_cli_llm_needs_the_games_named():
+    done = subprocess.run([sys.executable, "-m", "arena_client.cli", "llm", "--model", "m", "--key", KEY],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "arena-agent llm needs the games to play: --game GAME_ID" in done.stderr

@@ -170,7 +170,7 @@ class SlowRandom(RandomAgent):
 
     async def decide(self, request):
         await asyncio.sleep(0.03)
-        return Choice(action_id=self._rng.choice(request.legal_actions).id)
+        return Choice(action_id=self._rng.choice(request.legal_actions).action_id)
 
 
 class BackgroundSessions:

@@ -2,7 +2,9 @@
 
 The agent runs as a separate process whose standard input and output are a pty, so it sees a
 terminal as a person's shell would give it; the test reads what it prints and types lines (and
-Ctrl-D) into it.
+Ctrl-D) into it. Each test sets the process's SIGINT disposition itself, whatever this test run
+inherited (a shell starts its background jobs with SIGINT ignored): Ctrl-C is tested with SIGINT
+handled as in a foreground job, Ctrl-D with SIGINT ignored, to show it needs no signal.
 """
 
 from __future__ import annotations
@@ -19,18 +21,22 @@ from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import match_pb2
 
 PROMPT = re.compile(r"\[match (\d+)\] your choice, (\d+) s left: $")
+# `arena-agent` with SIGINT handled by Python (a KeyboardInterrupt), as in a foreground job, or ignored.
+SIGINT_SETUPS = {"handled": "signal.default_int_handler", "ignored": "signal.SIG_IGN"}
+AGENT_WITH_SIGINT = ("import signal, sys; signal.signal(signal.SIGINT, {}); "
+                     "from arena_client.cli import main; sys.exit(main())")
 MENU_ITEM = re.compile(r"^\s+(\d+)\) (.+?)\s*$", re.MULTILINE)
 
 
 class Terminal:
     """An `arena-agent human` process on a pty, and everything it has printed so far."""
 
-    def __init__(self, server, name: str, *args: str):
+    def __init__(self, server, name: str, *args: str, sigint: str = "handled"):
         self._master, slave = os.openpty()
         env = dict(os.environ, ARENA_API_KEY=server.create_key(name))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena_client.cli", "human", "--server", server.address, "--name", name,
-             "--game", "tic_tac_toe", *args],
+            [sys.executable, "-c", AGENT_WITH_SIGINT.format(SIGINT_SETUPS[sigint]), "human", "--server",
+             server.address, "--game", "tic_tac_toe", *args],
             stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
         os.close(slave)
         self.screen = ""
@@ -90,6 +96,7 @@ def question(terminal: Terminal) -> tuple[list[str], re.Match]:
 def test_a_person_plays_a_whole_match_by_number_and_by_text_with_an_invalid_entry_re_asked(server):
     terminal = Terminal(server, "alice", "--matches", "1")
     try:
+        terminal.expect(rf"^connected to {re.escape(server.address)} as alice, playing tic_tac_toe$")
         started = terminal.expect(r"^\[match 1\] tic_tac_toe \((m_\w+)\) started: you are seat (\d), "
                                   r"against random \(seat \d\); 5 s per decision\.$")
         match_id, seat = started.group(1), int(started.group(2))
@@ -115,8 +122,8 @@ def test_a_person_plays_a_whole_match_by_number_and_by_text_with_an_invalid_entr
         terminal.expect(rf"^\[match 1\] seat {seat} plays {re.escape(actions[-1])}  \(you\)$")
 
         # Then numbers until the end; the opponent's moves are shown as they happen.
-        while not terminal.expect(rf"^(\[match 1\] Your move as seat {seat}|{match_id}  tic_tac_toe  seat {seat}  "
-                                  r"returns \[.*\]  normal)").group(0).startswith(match_id):
+        while not terminal.expect(rf"^(\[match 1\] Your move as seat {seat}|{match_id}  tic_tac_toe  seat {seat} "
+                                  r"against random  returns \[.*\]  normal)").group(0).startswith(match_id):
             terminal.expect(PROMPT)
             terminal.type("1\n")
         assert re.search(rf"^\[match 1\] seat {1 - seat} plays {'XO'[1 - seat]}: \(\d, \d\)  \(random\)$",
@@ -140,7 +147,7 @@ def test_a_person_plays_a_whole_match_by_number_and_by_text_with_an_invalid_entr
 
 def test_a_lapsed_deadline_is_said_and_play_goes_on_then_ctrl_d_leaves(server_factory):
     server = server_factory("--per-decision", "1.5", "--house-delay", "0.2")
-    terminal = Terminal(server, "bob")
+    terminal = Terminal(server, "bob", sigint="ignored")      # Ctrl-D needs no signal
     try:
         _, prompt = question(terminal)
         assert int(prompt.group(2)) <= 2

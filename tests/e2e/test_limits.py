@@ -3,6 +3,7 @@ per agent, and the request rate per API key (unary calls and agent-stream messag
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import grpc
@@ -12,8 +13,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import agent_service_pb2_grpc, arena_service_pb2_grpc, match_pb2
+from arena_client import ErrorView, RandomAgent, Session
+from arena_server.server import ServerConfig
 
-from .helpers import create_tournament, matches_of, run_tournament, wait_connected, wait_for
+from .helpers import create_tournament, matches_of, run_tournament, wait_connected, wait_for, wait_tournament
 from .scripted import ScriptedAgent
 
 
@@ -182,3 +185,105 @@ def test_an_agent_that_sends_but_never_reads_has_its_stream_closed_and_can_resum
         assert back.welcome.session_id == welcome.session_id and back.failure is None
     finally:
         back.close()
+
+
+class CountingRandomAgent(RandomAgent):
+    """The SDK's random agent, noting when it decides (one message each) and the errors it is sent."""
+
+    def __init__(self):
+        super().__init__(seed=5)
+        self.decided: list[float] = []
+        self.errors: dict[str, int] = {}
+
+    def decide(self, request):
+        self.decided.append(time.monotonic())
+        return super().decide(request)
+
+    def on_error(self, error: ErrorView) -> None:
+        self.errors[error.code] = self.errors.get(error.code, 0) + 1
+
+    def peak_rate(self) -> int:
+        """The most decisions made within one second."""
+        times, first, peak = sorted(self.decided), 0, 0
+        for last, now in enumerate(times):
+            while now - times[first] >= 1.0:
+                first += 1
+            peak = max(peak, last - first + 1)
+        return peak
+
+
+def _all_matches(server, tournament_id: str) -> list[match_pb2.MatchInfo]:
+    stub, matches, token = server.arena_stub(), [], ""
+    while True:
+        page = stub.ListMatches(apb.ListMatchesRequest(tournament_id=tournament_id, page_size=1000, page_token=token),
+                                metadata=server.metadata())
+        matches += page.matches
+        if not (token := page.next_page_token):
+            return matches
+
+
+def _play_fast(server, name: str, games_per_pairing: int) -> tuple[CountingRandomAgent, list[match_pb2.MatchInfo]]:
+    """The SDK's random agent (Session defaults) against house random, back to back, as fast as both
+    go: a tournament of 2 x games_per_pairing tic-tac-toe matches in which a decision that never
+    arrives forfeits the match."""
+    agent, key = CountingRandomAgent(), server.create_key(name)
+
+    async def main() -> str:
+        session = asyncio.create_task(Session(agent, server.address, key, ["tic_tac_toe"], join_ladder=False).run())
+        try:
+            await asyncio.to_thread(wait_connected, server, name)
+            tournament_id = await asyncio.to_thread(create_tournament, server, "tic_tac_toe", [name, "random"],
+                                                    games_per_pairing=games_per_pairing, per_decision=5,
+                                                    max_retries=0, on_failure="forfeit")
+            await asyncio.to_thread(wait_tournament, server, tournament_id, 120)
+            return tournament_id
+        finally:
+            session.cancel()
+            await asyncio.gather(session, return_exceptions=True)
+
+    tournament_id = asyncio.run(main())
+    return agent, _all_matches(server, tournament_id)
+
+
+def test_thousands_of_fast_matches_with_the_default_limits_lose_nothing_to_the_rate_limit(server_factory):
+    """One SDK agent at full speed sends up to about 1,000 messages a second on a 2-vCPU machine
+    (the old default limit was 500); the default is far above what any agent is asked for."""
+    server = server_factory()                     # every default, the rate limit's included
+    agent, matches = _play_fast(server, "sprinter", games_per_pairing=1000)
+    assert len(matches) == 2000
+    assert agent.errors == {}                     # not one message refused, for the rate or anything else
+    lost = [m for m in matches if m.result.reason != match_pb2.END_REASON_NORMAL
+            or any(s.timeouts or s.substituted_actions for s in m.result.seat_stats)]
+    assert lost == []
+    # Full speed stays far below the default: a faster machine has room before meeting it.
+    assert 4 * agent.peak_rate() < ServerConfig().rate_limit
+
+
+def test_the_sdk_sends_again_what_a_tight_rate_limit_drops_and_loses_no_match(server_factory):
+    """Under a limit far below its pace, the SDK agent is refused often and still plays every
+    match to its normal end: each dropped decision is sent again after the quoted wait."""
+    server = server_factory("--rate-limit", "100", "--rate-burst", "20")
+    agent, matches = _play_fast(server, "throttled", games_per_pairing=25)
+    assert len(matches) == 50
+    assert agent.errors.get("rate_limited", 0) >= 10 and set(agent.errors) == {"rate_limited"}
+    assert all(m.result.reason == match_pb2.END_REASON_NORMAL for m in matches)
+    assert all(not (s.timeouts or s.substituted_actions or s.illegal_actions) for m in matches
+               for s in m.result.seat_stats)
+
+
+def test_a_dropped_decision_is_named_by_a_bounded_echo_of_its_match_id(server_factory):
+    server = server_factory("--rate-limit", "1", "--rate-burst", "3")
+    agent = ScriptedAgent(server.address, server.create_key("long-ids"), "long-ids", ["tic_tac_toe"], lambda r: None,
+                          join_ladder=False)
+    try:
+        wait_for(lambda: [agent.welcome] if agent.welcome else [])
+        for _ in range(5):                            # spends what is left of the burst
+            agent.send(pb.ConnectRequest(heartbeat=pb.Heartbeat()))
+        huge = "m" * (5 << 19)                        # 2.5 MiB, under the 4 MiB message limit
+        agent.send(pb.ConnectRequest(decision=pb.Decision(match_id=huge, decision_id=9, action_id=0)))
+        dropped = wait_for(lambda: [e for e in agent.of_kind("error") if e.decision_id == 9])[0]
+        assert dropped.code == pb.ERROR_CODE_RATE_LIMITED
+        assert dropped.match_id == f"{'m' * 100}…({len(huge)} characters)"
+        assert agent.failure is None
+    finally:
+        agent.close()

@@ -5,7 +5,8 @@ Several matches may run at once, but the terminal asks one question at a time: d
 their turn in order of arrival, with their clocks running. Input is read by a thread (standard
 input cannot be awaited portably), so the session's event loop never blocks and heartbeats and
 the other matches go on while the player thinks. End of input (Ctrl-D) leaves the arena the way
-Ctrl-C does.
+Ctrl-C does, without any signal: `HumanAgent.play` ends the session when the input ends (a program
+started in the background may have SIGINT ignored, and Ctrl-D must work there too).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import asyncio
 import codecs
 import os
 import re
-import signal
 import sys
 import threading
 from typing import Callable, TextIO
@@ -44,15 +44,15 @@ def parse_entry(entry: str, request: DecisionView) -> Choice:
     key = _normalized(entry)
     for action in actions:
         if _normalized(action.text) == key:
-            return Choice(action_id=action.id)
+            return Choice(action_id=action.action_id)
     if _numbered(actions) and entry.isascii() and entry.isdigit():
         number = int(entry)
         if 1 <= number <= len(actions):
-            return Choice(action_id=actions[number - 1].id)
+            return Choice(action_id=actions[number - 1].action_id)
         raise ValueError(f"there is no action {number}: choose from 1 to {len(actions)}")
     containing = [a for a in actions if key in _normalized(a.text)]
     if len(containing) == 1:
-        return Choice(action_id=containing[0].id)
+        return Choice(action_id=containing[0].action_id)
     spec = request.text_action
     if spec is not None:
         if spec.max_length and len(entry) > spec.max_length:
@@ -194,26 +194,45 @@ class Terminal:
                 return
 
 
-def _interrupt() -> None:
-    signal.raise_signal(signal.SIGINT)
-
-
 class HumanAgent(Agent):
     """Asks a person at a terminal for every decision (see the module docstring).
 
-    input_fd and output default to standard input and output. on_end_of_input runs when input
-    ends; the default raises SIGINT, so Ctrl-D and Ctrl-C leave the same way.
+    input_fd and output default to standard input and output. When the input ends, `input_ended`
+    is set, a session run by `play` ends, and on_end_of_input runs if given.
     """
 
-    name = "human"
     description = "a person at a terminal"
 
     def __init__(self, input_fd: int | None = None, output: TextIO | None = None,
-                 on_end_of_input: Callable[[], None] = _interrupt):
+                 on_end_of_input: Callable[[], None] | None = None):
+        self.input_ended = False
+        self._left = asyncio.Event()
+        self._on_end_of_input = on_end_of_input
         self.terminal = Terminal(sys.stdin.fileno() if input_fd is None else input_fd, output or sys.stdout,
-                                 on_end_of_input)
+                                 self._end_of_input)
         self._matches: dict[str, tuple[int, MatchView]] = {}       # match id -> (number shown, view)
         self._count = 0
+
+    async def play(self, session) -> list[ResultView]:
+        """Runs `session` (a Session with this agent) until it ends or the input ends, and returns
+        the finished matches; `input_ended` then tells which."""
+        self.terminal.start()             # Ctrl-D leaves even while waiting for the first match
+        run = asyncio.ensure_future(session.run())
+        left = asyncio.ensure_future(self._left.wait())
+        try:
+            await asyncio.wait({run, left}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            left.cancel()
+            if not run.done():
+                run.cancel()
+            await asyncio.gather(run, return_exceptions=True)
+        return session.results if run.cancelled() else run.result()
+
+    def _end_of_input(self) -> None:
+        self.input_ended = True
+        self._left.set()
+        if self._on_end_of_input is not None:
+            self._on_end_of_input()
 
     async def on_match_start(self, match: MatchView) -> None:
         self.terminal.start()
@@ -269,7 +288,7 @@ class HumanAgent(Agent):
                 except ValueError as problem:
                     self.terminal.say(f"{label} {problem}.")
                     continue
-                sent = next((a.text for a in request.legal_actions if a.id == choice.action_id), choice.text)
+                sent = next((a.text for a in request.legal_actions if a.action_id == choice.action_id), choice.text)
                 self.terminal.say(f"{label} Sent: {sent}")
                 return choice
         finally:

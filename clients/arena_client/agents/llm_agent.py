@@ -4,8 +4,10 @@ Each decision becomes a prompt in a suite's style (arena_client.prompts), built 
 observation; the reply is read in the suite's answer format, then tolerantly against the legal
 actions' texts (arena_client.answers). A reply that names no legal action is re-asked with feedback
 up to `max_reasks` times; what is still unreadable is sent as text for the game's own parser, so the
-referee's failure policy has the last word. Prompts, replies, tokens, latency and cost go into the
-decision's metadata, which the server logs with the match.
+referee's failure policy has the last word. On a decision that carries a message (a clue, bargaining
+talk) the message the reply says goes with the action id, or, when the game's own answer layout
+splits a reply into move and talk, the whole reply goes as text (see prompts.base). Prompts, replies,
+tokens, latency and cost go into the decision's metadata, which the server logs with the match.
 
 The `openai` package (the project's `llm` extra) is imported when the first request is made, never
 when the SDK is.
@@ -14,6 +16,7 @@ when the SDK is.
 from __future__ import annotations
 
 import asyncio
+import base64
 import random
 import time
 from dataclasses import dataclass, field
@@ -65,6 +68,9 @@ class LLMAgent(Agent):
       seconds, or the server's Retry-After, never waiting past the decision's deadline.
     price_per_1k_input/output: US dollars per 1000 prompt/completion tokens, for the cost metadata.
     log_prompts: False keeps the prompts out of the decision metadata (replies and counts stay).
+    vision: the model reads images: the server sends pictures of the view where a game renders one
+      (Hive's board), and they go with the decision's prompt as image parts of its last user message
+      (OpenAI's chat format, as data URLs). Logged prompts name each image instead of holding it.
     """
 
     name = "llm"
@@ -75,7 +81,7 @@ class LLMAgent(Agent):
                  temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None,
                  max_reasks: int = 2, max_attempts: int = 6, retry_delay: float = 1.0, max_retry_delay: float = 60.0,
                  request_timeout: float = 120.0, price_per_1k_input: float = 0.0, price_per_1k_output: float = 0.0,
-                 log_prompts: bool = True):
+                 log_prompts: bool = True, vision: bool = False):
         if reasoning not in REASONING_MODES:
             raise ValueError(f"reasoning must be one of {', '.join(REASONING_MODES)}, not {reasoning!r}")
         if samples is not None and reasoning != "self-consistency":
@@ -102,6 +108,7 @@ class LLMAgent(Agent):
         self.price_per_1k_input = price_per_1k_input
         self.price_per_1k_output = price_per_1k_output
         self.log_prompts = log_prompts
+        self.wants_images = vision
         self.version = model
         self._client = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -168,8 +175,8 @@ class LLMAgent(Agent):
         if request.time_remaining is not None:
             # leave time for the answer to travel back to the referee
             deadline = started + request.time_remaining - min(1.0, 0.2 * request.time_remaining)
-        if len(request.legal_actions) == 1:
-            return Choice(action_id=request.legal_actions[0].id, extra={"forced": True, "model": self.model})
+        if len(request.legal_actions) == 1 and not request.message_wanted:
+            return Choice(action_id=request.legal_actions[0].action_id, extra={"forced": True, "model": self.model})
         style = style_for(self.style, request.game_id, self.preset)
         key = (request.match_id, request.seat)
         think = self.reasoning != "plain"
@@ -179,8 +186,12 @@ class LLMAgent(Agent):
                     "seed": self.seed}
         tally = _Tally()
         messages = list(prompt.messages)
+        if self.wants_images and request.images:
+            messages[-1] = _with_images(messages[-1], request.images)
         feedback: list[str] = []
         votes: dict[str, int] = {}
+        # A suite may re-ask some games less (LLMArena's Hanabi: once); the agent's bound still holds.
+        max_reasks = self.max_reasks if prompt.max_reasks is None else min(self.max_reasks, prompt.max_reasks)
         while True:
             replies = await self._sample(messages, sampling, tally, deadline)
             readings = [prompt.read(reply) for reply in replies]
@@ -190,7 +201,7 @@ class LLMAgent(Agent):
                 for r in readings:
                     label = r.action.text if r.action else "(unreadable)"
                     votes[label] = votes.get(label, 0) + 1
-            if reading.action is not None or not request.legal_actions or len(feedback) >= self.max_reasks \
+            if reading.action is not None or not request.legal_actions or len(feedback) >= max_reasks \
                     or (deadline is not None and time.monotonic() >= deadline):
                 break
             feedback.append(prompt.feedback(reading))
@@ -208,7 +219,7 @@ class LLMAgent(Agent):
             "api_retries": tally.retries,
         }
         if self.log_prompts:
-            extra["prompt"] = messages
+            extra["prompt"] = [_loggable(m) for m in messages]
         if votes:
             extra["votes"] = votes
         if request.feedback:
@@ -218,11 +229,17 @@ class LLMAgent(Agent):
                 + tally.completion_tokens * self.price_per_1k_output) / 1000
         common = dict(reasoning=reply, prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
                       cost_usd=cost, extra=extra)
+        limit = request.text_action.max_length if request.text_action else SERVER_TEXT_LIMIT
+        if prompt.whole_reply:
+            # A message turn in the game's own answer layout (talk, then the plan line): the game's
+            # read_reply splits the reply into the move and the message, readable or not. Its end,
+            # where the move is, is kept when it is too long.
+            extra["sent_as"] = "text"
+            return Choice(text=(reply or "(empty reply)")[-limit:], **common)
         if reading.action is not None:
             extra["sent_as"] = "action_id"
-            return Choice(action_id=reading.action.id, **common)
+            return Choice(action_id=reading.action.action_id, message=reading.message, **common)
         extra["sent_as"] = "text"
-        limit = request.text_action.max_length if request.text_action else SERVER_TEXT_LIMIT
         if not request.legal_actions:
             return Choice(text=answer_segment(reply)[:limit], **common)
         # Unreadable after the re-asks: the game's own parser gets the answer found, or the whole
@@ -327,6 +344,28 @@ class LLMAgent(Agent):
     def _refused(self, error) -> ModelUnavailable:
         return ModelUnavailable(f"the model endpoint {self._endpoint()} refused the API key "
                                 f"({error.status_code}: {_message(error)})")
+
+
+def _with_images(message: dict, images: list[tuple[str, bytes]]) -> dict:
+    """The user message with the images after its text, as OpenAI's content parts."""
+    parts = [{"type": "text", "text": message["content"]}]
+    parts += [{"type": "image_url", "image_url": {"url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}}
+              for mime, data in images]
+    return {**message, "content": parts}
+
+
+def _loggable(message: dict) -> dict:
+    """A message as logged: each image part named by its type and size, not carried."""
+    if isinstance(message.get("content"), str):
+        return message
+    parts = []
+    for part in message["content"]:
+        if part.get("type") == "image_url":
+            url = part["image_url"]["url"]
+            head, _, data = url.partition(",")
+            part = {"type": "image_url", "image_url": {"url": f"{head},<{len(data) * 3 // 4} bytes>"}}
+        parts.append(part)
+    return {**message, "content": parts}
 
 
 def _openai():

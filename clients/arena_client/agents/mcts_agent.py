@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from ..agent import Agent, Choice, DecisionView, MatchView, ResultView
+from ..agent import Agent, Choice, DecisionView, GameView, MatchView, ResultView
 
 
 class MCTSAgent(Agent):
@@ -17,9 +17,9 @@ class MCTSAgent(Agent):
     Perfect-information games are searched from the position in the observation; imperfect-information
     games from determinizations consistent with the seat's own view (see arena_engines.mcts). `seed`
     makes a run reproducible: each match's search gets its own seed drawn from it in match order.
+    It plays the games whose engine is installed here and that have no dialogue: it cannot write.
     """
 
-    name = "mcts"
     description = "MCTS with random rollouts over the arena engines"
 
     def __init__(self, simulations: int = 1000, uct_c: float = 2.0, seed: int | None = None):
@@ -27,17 +27,21 @@ class MCTSAgent(Agent):
             raise ValueError(f"MCTS needs at least 1 simulation and a non-negative uct_c "
                              f"(got {simulations} and {uct_c:g})")
         try:
-            from arena_engines import load_game
+            from arena_engines import game_ids, load_game
             from arena_engines.mcts import MCTSBot
         except ImportError as e:
             raise RuntimeError("the MCTS agent needs the arena game engines (arena_engines): install the "
                                "arena project, e.g. `pip install -e .` in its source tree") from e
         self._load_game = load_game
+        self._local_games = set(game_ids())
         self._bot_class = MCTSBot
         self.simulations = simulations
         self.uct_c = uct_c
         self._seeds = random.Random(seed)
         self._bots: dict[tuple[str, int], object] = {}      # (match id, seat) -> MCTSBot
+
+    def can_play(self, game: GameView) -> bool:
+        return game.game_id in self._local_games and not game.dialogue
 
     def on_match_start(self, match: MatchView) -> None:
         game = self._load_game(match.game_id, match.parameters, num_players=len(match.players))

@@ -21,7 +21,6 @@ class RandomAgent(Agent):
     actions) raises ValueError: nothing is sent and the server's failure policy applies.
     """
 
-    name = "random"
     description = "uniformly random legal actions"
 
     def __init__(self, seed: int | None = None):
@@ -32,7 +31,7 @@ class RandomAgent(Agent):
             wanted = f" ({request.text_action.description})" if request.text_action else ""
             raise ValueError(f"RandomAgent cannot answer match {request.match_id} decision {request.decision_id}: "
                              f"it has no legal actions and only accepts free text{wanted}")
-        action = self._rng.choice(request.legal_actions).id
+        action = self._rng.choice(request.legal_actions).action_id
         message = random_message(request, self._rng) if request.message_wanted else None
         return Choice(action_id=action, message=message)
 

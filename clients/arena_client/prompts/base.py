@@ -4,14 +4,20 @@ and small renderers used by several styles.
 A card turns one decision (the structured observation, the public history, the legal actions and
 the match parameters) into chat messages plus the answer format of its suite. A style without a
 card for a game hands the decision to the generic style.
+
+Dialogue: on a decision that carries a message (view.message_wanted), a card either reads the
+message from the reply (`says`: the agent then sends the action id with that message, after checking
+it against the game's limits) or, when the game's own read_reply knows the suite's answer layout,
+asks for the whole reply to be sent as text (`whole_reply`: the game splits it into move and talk).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..agent import DecisionView, LegalAction
+from ..agent import DecisionView, LegalAction, TextActionSpec
 from ..answers import AnswerFormat, Reading, read
 
 Message = dict[str, str]
@@ -30,9 +36,23 @@ class Prompt:
     numbered: bool = False           # the legal actions were listed with numbers ("#k" answers accepted)
     keep: str | None = None          # user message to keep with the reply in the match's conversation
     hint: str = ""                   # the answer format, for feedback
+    says: Callable[[str], str | None] | None = None   # dialogue: the message a reply says with its action
+    whole_reply: bool = False        # dialogue: send the reply as text, for the game's read_reply to split
+    max_reasks: int | None = None    # the suite's bound on re-asks for this game (the agent's own applies too)
+    speech: TextActionSpec | None = None   # the message's limits when the decision carries one (Style.build)
 
     def read(self, reply: str) -> Reading:
-        return read(reply, self.legal, self.answer_format, numbered=self.numbered)
+        """The legal action the reply names and, when the card reads messages, the message it says:
+        a reply whose message the game would refuse (missing when required, too long, a forbidden
+        word) names no action, so that it is asked again."""
+        reading = read(reply, self.legal, self.answer_format, numbered=self.numbered)
+        if self.says is None or reading.action is None:
+            return reading
+        message = self.says(reply)
+        problem = message_problem(self.speech, message) if self.speech is not None else ""
+        if problem:
+            return Reading(None, reading.answer, problem=problem)
+        return Reading(reading.action, reading.answer, message=message)
 
     def labels(self) -> list[str]:
         if self.answer_format is None:
@@ -41,6 +61,8 @@ class Prompt:
 
     def feedback(self, reading: Reading) -> str:
         """The message that re-asks the model after an unreadable or illegal answer."""
+        if reading.problem:
+            return f"{reading.problem} Answer again in the form {self.hint}."
         if reading.found:
             problem = f"Your answer {reading.answer!r} is not a legal move now."
         else:
@@ -75,10 +97,27 @@ class Style:
         card = self.cards.get(view.game_id, self.any_game)
         prompt = card(view, think, conversation) if card else None
         if prompt is not None:
+            if view.message_wanted and prompt.speech is None:
+                prompt.speech = view.text_action
             return prompt
         if self.fallback is None:
             raise ValueError(f"the {self.name} style has no prompt for game {view.game_id!r}")
         return self.fallback.build(view, think, conversation)
+
+
+def message_problem(spec: TextActionSpec, message: str | None) -> str:
+    """Why the game would refuse `message` on a decision with these limits ("" when it would not):
+    the base checks every game makes (a required message, the length, forbidden whole words, case
+    aside). A game's own rules (no repeated clue) are left to the referee's re-ask."""
+    if message is None or not message.strip():
+        return f"Your reply has no message, and this decision needs one: {spec.description.rstrip('.')}." \
+            if spec.message == "required" else ""
+    if len(message) > spec.max_length:
+        return f"Your message has {len(message)} characters; the limit is {spec.max_length}."
+    for word in spec.forbidden_words:
+        if re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", message, re.IGNORECASE):
+            return f"Your message may not contain the word {word!r}."
+    return ""
 
 
 # ---- renderers ------------------------------------------------------------------------------------
