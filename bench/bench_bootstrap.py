@@ -94,7 +94,10 @@ def main() -> int:
     print(f"outcome classes: {data.num_classes:,} (built in {build:.2f} s, once per log)")
 
     # ---- arena ---------------------------------------------------------------------------------------
-    options = BTOptions(resamples=args.resamples, seed=args.seed, weighting="game")
+    # The same procedure as the peer (GameBench's: no prior, alpha 0.001, matches drawn in proportion
+    # to their per-game weights), so that the ratio compares implementations, not statistics.
+    options = BTOptions(resamples=args.resamples, seed=args.seed, weighting="game", prior=0.0, alpha=0.001,
+                        sampler="multinomial")
     fast_times, result = [], None
     for _ in range(args.runs):
         t = time.perf_counter()

@@ -1,4 +1,14 @@
-"""Leaderboard rows shared by every rating method, and the per-agent win/draw/loss tally."""
+"""Leaderboard rows shared by every rating method, the per-agent win/draw/loss tally, and the
+provisional mark.
+
+*Provisional*: a row whose agent has fewer than `PROVISIONAL_MATCHES` (10) matches with a
+comparison in the selection (matches it played against at least one other agent of the pool).
+The threshold is on matches and the same for every method, so the mark means the same thing on
+every board: below 10 matches each method's number still owes much to where it started (the
+Bradley–Terry prior's 2 pseudo-comparisons against fewer than 10 real ones; Elo's and TrueSkill's
+initial rating) or averages fewer than 10 results (NRA, suite scores). Intervals say how
+uncertain a number is; the mark says it is early days, also for methods without an interval.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +22,8 @@ from .outcomes import sides
 @dataclass
 class LeaderboardRow:
     """One agent's line. `lower`/`upper` are the method's interval (equal to `rating` when the
-    method gives none); `matches` counts the matches of the selection the agent played."""
+    method gives none); `matches` counts the matches of the selection the agent played;
+    `provisional` is set by `mark_provisional`."""
 
     agent_name: str
     rating: float
@@ -24,6 +35,18 @@ class LeaderboardRow:
     losses: int = 0
     rank: int = 0
     extra: dict[str, float] = field(default_factory=dict)
+    provisional: bool = False
+
+
+#: Rows of agents with fewer matches than this are provisional.
+PROVISIONAL_MATCHES = 10
+
+
+def mark_provisional(rows: list[LeaderboardRow], threshold: int = PROVISIONAL_MATCHES) -> list[LeaderboardRow]:
+    """Sets `provisional` on every row: fewer than `threshold` matches."""
+    for row in rows:
+        row.provisional = row.matches < threshold
+    return rows
 
 
 def tally(matches: Iterable[MatchRecord], rows: dict[str, LeaderboardRow], pool: Iterable[str] | None = None) -> None:

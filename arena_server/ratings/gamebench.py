@@ -27,8 +27,9 @@ from ..store import MatchRecord
 from .bradley_terry import BTOptions, BTResult, bootstrap_python, bradley_terry, summarize
 from .outcomes import comparisons, pairwise_data
 
-#: GameBench's procedure as the paper states it (B = 10,000) and as its code runs it (B = 1,000).
-GAMEBENCH_OPTIONS = dict(alpha=0.001, level=0.90, weighting="game", point="mean")
+#: GameBench's procedure as the paper states it (B = 10,000) and as its code runs it (B = 1,000):
+#: no prior, choix's regularisation 0.001, all matches drawn ∝ 1/N_game, rating = mean of the resamples.
+GAMEBENCH_OPTIONS = dict(alpha=0.001, prior=0.0, level=0.90, weighting="game", point="mean")
 SCORING, TIES = "share", "drop"
 
 

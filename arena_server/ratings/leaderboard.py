@@ -1,5 +1,10 @@
 """One entry point for every leaderboard: select matches (game, suite, agent pool), apply a preset,
-dispatch to the method, describe the result. Used by the GetLeaderboard RPC, the CLI and reports.
+dispatch to the method, describe the result, mark provisional rows. Used by the GetLeaderboard
+RPC, the CLI and reports.
+
+Intervals per method (`Leaderboard.has_interval`): Bradley–Terry, the bootstrap percentile
+interval at `level`; Elo, the bootstrap percentile interval (Chatbot Arena's, 95 % by default);
+TrueSkill, μ ± 3σ; NRA and suite scores have none (lower = upper = rating, not to be shown).
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..store import MatchRecord
-from .board import LeaderboardRow
+from .board import PROVISIONAL_MATCHES, LeaderboardRow, mark_provisional
 from .bradley_terry import BTOptions, bradley_terry_leaderboard, rows_from_result
 from .elo import EloOptions, elo_leaderboard
 from .gamebench import table2
@@ -24,7 +29,9 @@ METHODS = ("trueskill", "bradley_terry", "elo", "nra", "suite_score")
 #: explicit options given with it still apply where the preset leaves them open (seed, anchor).
 PRESETS = {
     "gamebench": "GameBench as the paper states it: Bradley–Terry on return shares, ties dropped, per-game "
-                 "weights, α 0.001, rating = mean of 10,000 resamples, 90 % percentile interval",
+                 "weights, α 0.001 and no prior, rating = mean of 10,000 resamples drawn ∝ 1/N_game, 90 % "
+                 "percentile interval (the published procedure, kept as published: unanimous or small records "
+                 "get narrow intervals; the default Bradley–Terry does not)",
     "gamebench_code": "GameBench as its released code runs it: as `gamebench` with 1,000 resamples drawn with "
                       "Python's random.Random(seed).choices in the authors' call order (seed 0 reproduces the "
                       "paper's Table 2 exactly)",
@@ -65,8 +72,8 @@ class LeaderboardQuery:
             if q.preset.startswith("gamebench"):
                 code = q.preset == "gamebench_code"
                 q.scoring, q.ties, q.weighting = "share", "drop", "game"
-                q.bt = dataclasses.replace(q.bt, alpha=0.001, level=0.90, weighting="game", point="mean",
-                                           resamples=1000 if code else 10_000,
+                q.bt = dataclasses.replace(q.bt, alpha=0.001, prior=0.0, level=0.90, weighting="game",
+                                           point="mean", resamples=1000 if code else 10_000,
                                            sampler="python" if code else "multinomial")
             elif q.preset == "llmarena":
                 q.trueskill = TRUESKILL_PRESETS["llmarena"]
@@ -87,6 +94,7 @@ class LeaderboardQuery:
                 raise ValueError(f"game {q.game_id!r} is not in suite {q.suite!r}")
         q.bt.weighting = q.weighting
         q.bt.validate()
+        q.elo.validate()
         if q.bt.anchor == "":
             q.bt.anchor = None
         return q
@@ -99,9 +107,11 @@ class Leaderboard:
     matches_counted: int
     description: str
     games: list[str]
-    level: float = 0.0
+    level: float = 0.0                      # confidence level of a bootstrap interval; 0: none
     resamples: int = 0
     preset: str = ""
+    has_interval: bool = False              # lower/upper are an interval (else equal to the rating)
+    provisional_matches: int = PROVISIONAL_MATCHES
 
 
 def select(matches: Sequence[MatchRecord], query: LeaderboardQuery, *, by_game: bool = True) -> list[MatchRecord]:
@@ -121,35 +131,48 @@ def select(matches: Sequence[MatchRecord], query: LeaderboardQuery, *, by_game: 
 
 def compute_leaderboard(matches: Sequence[MatchRecord], query: LeaderboardQuery | None = None) -> Leaderboard:
     """The leaderboard of `matches` (finished matches in end order; selection by game/suite here)."""
-    q = (query or LeaderboardQuery()).resolved()
+    board = _compute(matches, (query or LeaderboardQuery()).resolved())
+    mark_provisional(board.rows, board.provisional_matches)
+    return board
+
+
+def _compute(matches: Sequence[MatchRecord], q: LeaderboardQuery) -> Leaderboard:
     chosen = select(matches, q)
     games = sorted({m.game_id for m in chosen})
     pool = q.agents or None
     scope = f" of {q.game_id}" if q.game_id else f" of suite {q.suite}" if q.suite else ""
+    provisional = f"; ? = provisional (fewer than {PROVISIONAL_MATCHES} matches)"
     if q.method == "trueskill":
         rows = trueskill_leaderboard(chosen, settings=q.trueskill, orders=q.trueskill_orders,
                                      seed=q.trueskill_seed, pool=pool)
         by = "μ" if q.trueskill.rank_by == "mu" else "μ − 3σ"
         orders = f", averaged over {q.trueskill_orders} random orders" if q.trueskill_orders else ""
-        text = f"TrueSkill{scope}: rating μ, interval μ ± 3σ, ranked by {by}{orders}"
-        return Leaderboard(q.method, rows, len(chosen), text, games, preset=q.preset)
+        text = f"TrueSkill{scope}: rating μ, interval μ ± 3σ, ranked by {by}{orders}{provisional}"
+        return Leaderboard(q.method, rows, len(chosen), text, games, preset=q.preset, has_interval=True)
     if q.method == "elo":
         elo = dataclasses.replace(q.elo, ties=q.ties or q.elo.ties, scoring=q.scoring)
         rows = elo_leaderboard(chosen, elo, pool=pool)
-        text = (f"Elo{scope}: K {elo.k_factor:g}, initial {elo.initial:g}, in end order; draws "
-                f"{'½' if elo.ties == 'half' else 'skipped'}; no interval")
-        return Leaderboard(q.method, rows, len(chosen), text, games, preset=q.preset)
+        if elo.resamples:
+            interval = (f"{elo.level:.0%} interval of the Elo of {elo.resamples} bootstrap resamples of the log "
+                        f"replayed in drawn order (seed {elo.seed}), as Chatbot Arena")
+        else:
+            interval = "no interval"
+        text = (f"Elo{scope}: rating = Elo in end order, K {elo.k_factor:g}, initial {elo.initial:g}; draws "
+                f"{'½' if elo.ties == 'half' else 'skipped'}; {interval}; ranked by rating{provisional}")
+        return Leaderboard(q.method, rows, len(chosen), text, games, preset=q.preset, has_interval=elo.resamples > 0,
+                           level=elo.level if elo.resamples else 0.0, resamples=elo.resamples)
     if q.method == "nra":
         rows = nra_leaderboard(chosen, opponent=q.nra_opponent or None, variant=q.nra_variant, pool=pool)
         against = f"against {q.nra_opponent}" if q.nra_opponent else "against the opponents met"
-        text = f"NRA (GTBench){scope}: mean over games of the per-game NRA {against}; no interval"
+        text = f"NRA (GTBench){scope}: mean over games of the per-game NRA {against}; no interval{provisional}"
         return Leaderboard(q.method, rows, len(chosen), text, games, preset=q.preset)
     if q.method == "suite_score":
         if not q.suite:
             raise ValueError("the suite score needs a suite")
         score = suite_score(q.suite)
         rows = score.scorer(chosen)
-        return Leaderboard(q.method, rows, len(chosen), score.description, games, preset=q.preset)
+        return Leaderboard(q.method, rows, len(chosen), score.description + provisional, games, preset=q.preset,
+                           has_interval=score.has_interval)
     # Bradley–Terry
     ties = q.ties or "drop"
     o = q.bt
@@ -164,12 +187,23 @@ def compute_leaderboard(matches: Sequence[MatchRecord], query: LeaderboardQuery 
     else:
         rows, result = bradley_terry_leaderboard(chosen, o, scoring=q.scoring, ties=ties, pool=pool)
     weighting = "per-game weights 1/N_game" if o.weighting == "game" else "every match weighted equally"
-    point = "mean of the resamples" if o.point == "mean" else "maximum likelihood"
+    if o.prior:
+        wins = f"{o.prior:g} win{'s' if o.prior != 1 else ''} and {o.prior:g} loss{'es' if o.prior != 1 else ''}"
+        model = (f"rating = {'mean of the resamples' if o.point == 'mean' else 'posterior mode'} under a prior of "
+                 f"{wins} per agent against a reference agent{f' (α {o.alpha:g})' if o.alpha else ''}")
+        zero = "; 0 = the information-weighted mean agent" if o.anchor is None else ""
+    else:
+        model = (f"rating = {'mean of the resamples' if o.point == 'mean' else 'maximum likelihood'} "
+                 f"(α {o.alpha:g}, no prior)")
+        zero = ""
+    kind, how = {"bayesian": ("Bayesian-bootstrap", "every match and pseudo-comparison reweighted"),
+                 "multinomial": ("bootstrap", "matches drawn ∝ weight"),
+                 "python": ("bootstrap", "Python RNG, matches drawn ∝ weight")}[o.sampler]
     anchor = f"; anchored at {o.anchor} = {o.anchor_rating:g}" if o.anchor else ""
     scale = f"; scale ×{o.scale:g}" if o.scale != 1 else ""
-    text = (f"Bradley–Terry{scope}: rating = {point} (α {o.alpha:g}), {o.level:.0%} bootstrap interval from "
-            f"{o.resamples} resamples (seed {o.seed}{', Python RNG' if o.sampler == 'python' else ''}), "
-            f"{weighting}, ties {'dropped' if ties == 'drop' else 'as ½'}{anchor}{scale}; "
-            f"rank = 1 + agents whose lower bound is above my upper bound")
+    text = (f"Bradley–Terry{scope}: {model}, {o.level:.0%} interval from {o.resamples} {kind} resamples "
+            f"(seed {o.seed}; {how}), "
+            f"{weighting}, ties {'dropped' if ties == 'drop' else 'as ½'}{zero}{anchor}{scale}; "
+            f"rank = 1 + agents whose lower bound is above my upper bound{provisional}")
     return Leaderboard(q.method, rows, len(chosen), text, games, level=o.level, resamples=o.resamples,
-                       preset=q.preset)
+                       preset=q.preset, has_interval=o.resamples > 0)

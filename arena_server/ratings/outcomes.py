@@ -158,6 +158,41 @@ class PairwiseData:
         counts = np.bincount(np.asarray(index, dtype=np.int64), minlength=self.num_matches)
         return self.matrix(np.bincount(self.match_class, weights=counts, minlength=self.num_classes))
 
+    def class_agents(self) -> np.ndarray:
+        """(classes, n) booleans: which agents a match of each class compares."""
+        out = np.zeros((self.num_classes, self.n), dtype=bool)
+        n = max(1, self.n)
+        out[self.entry_class, self.entry_cell // n] = True        # an entry i·n + j compares i and j
+        out[self.entry_class, self.entry_cell % n] = True
+        return out
+
+    def agent_matches(self) -> np.ndarray:
+        """(n,) number of matches in which each agent has a comparison (dropped ties do not count)."""
+        per_class = np.bincount(self.match_class, minlength=self.num_classes).astype(float)
+        return per_class @ self.class_agents()
+
+    def agent_weights(self, weighting: str = "game") -> np.ndarray:
+        """(n,) the largest weight (`match_weights`) among each agent's matches; 1 for an agent
+        without any."""
+        w = self.match_weights(weighting)
+        per_class = np.zeros(self.num_classes)
+        np.maximum.at(per_class, self.match_class, w)
+        top = (per_class[:, None] * self.class_agents()).max(axis=0) if self.num_classes else np.zeros(self.n)
+        return np.where(self.agent_matches() > 0, top, 1.0)
+
+    def cells(self, weighting: str = "game") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The matches grouped by (outcome class, game), ordered by class: (matches in each cell,
+        the weight of one of its matches, the first cell of each class). `match_weights` is
+        constant within a game, so a cell's matches share one weight."""
+        g = max(1, len(self.games))
+        w = self.match_weights(weighting)
+        per_game = np.zeros(g)
+        per_game[self.match_game] = w
+        keys, count = np.unique(self.match_class * g + self.match_game, return_counts=True)
+        cls = keys // g
+        starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if keys.size else np.zeros(0, dtype=np.int64)
+        return count.astype(float), per_game[keys % g], starts
+
 
 def _entries(cs: list[Comparison], index: dict[str, int], ties: str) -> tuple:
     n = len(index)

@@ -1,10 +1,17 @@
 """Leaderboard exports: CSV, a PNG plot of ratings with intervals (matplotlib), and a small static
-HTML report of a tournament (leaderboard, pairwise win matrix, per-game tables)."""
+HTML report of a tournament (leaderboard, pairwise win matrix, per-game tables).
+
+Every export shows the number of matches beside each rating and marks provisional ratings (fewer
+than `board.PROVISIONAL_MATCHES` matches) with "?"; interval columns appear only for methods that
+have an interval (`Leaderboard.has_interval`). One command feeds all its exports from one set of
+match records and one computed leaderboard (`html_report(..., board=...)`), so they cannot disagree.
+"""
 
 from __future__ import annotations
 
 import base64
 import csv
+import dataclasses
 import html
 import io
 import time
@@ -13,24 +20,30 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..store import MatchRecord
-from .board import LeaderboardRow
-from .leaderboard import Leaderboard, LeaderboardQuery, compute_leaderboard
+from .board import PROVISIONAL_MATCHES, LeaderboardRow
+from .leaderboard import Leaderboard, LeaderboardQuery, compute_leaderboard, select
 from .outcomes import comparisons
 
-CSV_COLUMNS = ["rank", "agent", "rating", "lower", "upper", "matches", "wins", "draws", "losses"]
+CSV_COLUMNS = ["rank", "agent", "rating", "matches", "provisional", "lower", "upper", "wins", "draws", "losses"]
+INTERVAL_COLUMNS = ("lower", "upper")
 
 
-def write_csv(rows: Sequence[LeaderboardRow], path: str | Path | io.TextIOBase) -> None:
-    """One line per agent, best first; method-specific values (`extra`) as further columns."""
+def write_csv(rows: Sequence[LeaderboardRow], path: str | Path | io.TextIOBase, *, has_interval: bool = True) -> None:
+    """One line per agent, best first: the rating with its matches and provisional mark (1/0), the
+    interval (only when `has_interval`), W/D/L, then method-specific values (`extra`) as further
+    columns."""
     extras = sorted({k for r in rows for k in r.extra})
+    columns = [c for c in CSV_COLUMNS if has_interval or c not in INTERVAL_COLUMNS]
     own = not hasattr(path, "write")
     f = open(path, "w", newline="") if own else path
     try:
         w = csv.writer(f)
-        w.writerow(CSV_COLUMNS + extras)
+        w.writerow(columns + extras)
         for r in rows:
-            w.writerow([r.rank, r.agent_name, f"{r.rating:.6g}", f"{r.lower:.6g}", f"{r.upper:.6g}", r.matches,
-                        r.wins, r.draws, r.losses] + [_fmt(r.extra.get(k)) for k in extras])
+            values = {"rank": r.rank, "agent": r.agent_name, "rating": f"{r.rating:.6g}", "matches": r.matches,
+                      "provisional": int(r.provisional), "lower": f"{r.lower:.6g}", "upper": f"{r.upper:.6g}",
+                      "wins": r.wins, "draws": r.draws, "losses": r.losses}
+            w.writerow([values[c] for c in columns] + [_fmt(r.extra.get(k)) for k in extras])
     finally:
         if own:
             f.close()
@@ -41,8 +54,9 @@ def _fmt(v) -> str:
 
 
 def plot_ratings(rows: Sequence[LeaderboardRow], path: str | Path | io.BytesIO, *, title: str = "",
-                 xlabel: str = "rating") -> None:
-    """A horizontal dot-and-whisker plot of ratings and intervals, best at the top (PNG)."""
+                 xlabel: str = "rating", has_interval: bool = True) -> None:
+    """A horizontal dot-and-whisker plot of ratings (whiskers: the intervals, when the method has
+    them), best at the top; each label carries the agent's matches and "?" when provisional (PNG)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -54,11 +68,16 @@ def plot_ratings(rows: Sequence[LeaderboardRow], path: str | Path | io.BytesIO, 
     try:
         y = list(range(len(ordered)))[::-1]
         x = [r.rating for r in ordered]
-        err = [[max(0.0, r.rating - r.lower) for r in ordered], [max(0.0, r.upper - r.rating) for r in ordered]]
-        ax.errorbar(x, y, xerr=err, fmt="o", color="#1f4e79", ecolor="#7f9fbf", elinewidth=2, capsize=3)
+        if has_interval:
+            err = [[max(0.0, r.rating - r.lower) for r in ordered], [max(0.0, r.upper - r.rating) for r in ordered]]
+            ax.errorbar(x, y, xerr=err, fmt="o", color="#1f4e79", ecolor="#7f9fbf", elinewidth=2, capsize=3)
+        else:
+            ax.plot(x, y, "o", color="#1f4e79")
         ax.set_yticks(y)
-        ax.set_yticklabels([f"{r.rank}. {r.agent_name}" for r in ordered])
-        ax.set_xlabel(xlabel)
+        ax.set_yticklabels([f"{r.rank}. {r.agent_name}{'?' if r.provisional else ''} ({r.matches})" for r in ordered])
+        note = f"(n) matches; ? provisional: fewer than {PROVISIONAL_MATCHES}" if any(r.provisional for r in ordered) \
+            else "(n) matches"
+        ax.set_xlabel(f"{xlabel}\n{note}")
         ax.grid(axis="x", alpha=0.3)
         if title:
             ax.set_title(title)
@@ -68,11 +87,12 @@ def plot_ratings(rows: Sequence[LeaderboardRow], path: str | Path | io.BytesIO, 
         plt.close(fig)
 
 
-def pairwise_scores(matches: Iterable[MatchRecord], scoring: str = "rank") -> dict[tuple[str, str], tuple[float, float]]:
+def pairwise_scores(matches: Iterable[MatchRecord], scoring: str = "rank",
+                    pool: Iterable[str] | None = None) -> dict[tuple[str, str], tuple[float, float]]:
     """(row agent, column agent) → (mean score of row against column, comparisons), ties ½."""
     acc: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
     for m in matches:
-        for c in comparisons(m, scoring):
+        for c in comparisons(m, scoring, pool):
             for a, b, s in ((c.a, c.b, c.score), (c.b, c.a, 1 - c.score)):
                 acc[(a, b)][0] += s * c.weight
                 acc[(a, b)][1] += c.weight
@@ -80,41 +100,47 @@ def pairwise_scores(matches: Iterable[MatchRecord], scoring: str = "rank") -> di
 
 
 def _board_table(board: Leaderboard) -> str:
-    head = "<tr><th>rank</th><th>agent</th><th>rating</th><th>interval</th><th>matches</th><th>W-D-L</th></tr>"
+    interval_head = "<th>interval</th>" if board.has_interval else ""
+    head = f"<tr><th>rank</th><th>agent</th><th>rating</th><th>matches</th>{interval_head}<th>W-D-L</th></tr>"
     body = []
     for r in board.rows:
-        interval = f"[{r.lower:.2f}, {r.upper:.2f}]" if r.lower != r.upper else "–"
-        rating = f"{r.rating:.2f}"
-        if not r.matches:       # no match in this selection: the value is an artefact of regularisation
-            rating, interval = f"N/A <span class='dim'>({rating})</span>", f"<span class='dim'>{interval}</span>"
-        body.append(f"<tr><td>{r.rank}</td><td>{html.escape(r.agent_name)}</td><td>{rating}</td><td>{interval}</td>"
-                    f"<td>{r.matches}</td><td>{r.wins}-{r.draws}-{r.losses}</td></tr>")
-    return f"<table>{head}{''.join(body)}</table>"
+        interval = f"[{r.lower:.2f}, {r.upper:.2f}]"
+        rating = f"{r.rating:.2f}" + ("<sup title='provisional'>?</sup>" if r.provisional else "")
+        if not r.matches:       # no match in this selection: the value is an artefact of regularisation or the prior
+            rating, interval = f"N/A <span class='dim'>({r.rating:.2f})</span>", f"<span class='dim'>{interval}</span>"
+        cell = f"<td>{interval}</td>" if board.has_interval else ""
+        body.append(f"<tr><td>{r.rank}</td><td>{html.escape(r.agent_name)}</td><td>{rating}</td><td>{r.matches}</td>"
+                    f"{cell}<td>{r.wins}-{r.draws}-{r.losses}</td></tr>")
+    note = ""
+    if any(r.provisional for r in board.rows):
+        note = (f"<caption>? provisional: fewer than {board.provisional_matches} matches in this selection; "
+                f"the rating rests mostly on the prior or the initial rating.</caption>")
+    return f"<table>{note}{head}{''.join(body)}</table>"
 
 
-def _png_data_uri(rows: Sequence[LeaderboardRow], title: str) -> str:
+def _png_data_uri(board: Leaderboard, title: str) -> str:
     buf = io.BytesIO()
-    plot_ratings(rows, buf, title=title)
+    plot_ratings(board.rows, buf, title=title, has_interval=board.has_interval)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
 def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str = "Tournament report",
-                query: LeaderboardQuery | None = None) -> str:
+                query: LeaderboardQuery | None = None, board: Leaderboard | None = None) -> str:
     """Writes a self-contained HTML page (the plot is embedded) and returns its text.
 
-    Sections: the pooled leaderboard with its plot (Bradley–Terry by default; `query` chooses the
-    method and settings), the pairwise win matrix (mean score of the row agent against the column
-    agent in their direct meetings, ties ½, with the number of comparisons), and one table per
-    game (the same method on that game alone)."""
-    import dataclasses
-
+    Sections: the leaderboard of `query` (Bradley–Terry over all games by default) with its plot,
+    the pairwise win matrix (mean score of the row agent against the column agent in their direct
+    meetings, ties ½, with the number of comparisons), and one table per game (the same method on
+    that game alone). `board`: the leaderboard already computed from these same `matches` for this
+    `query` (the CLI passes the one it printed), so the page and the console cannot disagree."""
     query = query or LeaderboardQuery(method="bradley_terry")
     finished = [m for m in matches if m.status == "finished"]
-    overall = compute_leaderboard(finished, dataclasses.replace(query, game_id=""))
+    overall = board if board is not None else compute_leaderboard(finished, query)
     games = overall.games
     agents = [r.agent_name for r in overall.rows]
     scoring = overall_scoring(query)
-    scores = pairwise_scores(finished, scoring)
+    resolved = query.resolved()
+    scores = pairwise_scores(select(finished, resolved), scoring, pool=resolved.agents or None)
     meaning = "share of the points (ties ½)" if scoring == "share" else "score (win 1, draw ½, loss 0)"
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
@@ -122,7 +148,7 @@ def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str 
         "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;"
         "margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right}td:nth-child(2),"
         "th:nth-child(2){text-align:left}.dim{color:#999}.matrix td{text-align:center}caption{text-align:left;"
-        "font-style:italic;color:#555}</style></head><body>",
+        "font-style:italic;color:#555;caption-side:bottom}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f"<p>{overall.matches_counted} finished matches, {len(agents)} agents, {len(games)} game(s): "
         f"{html.escape(', '.join(games))}. Generated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} from the match log.</p>",
@@ -131,7 +157,7 @@ def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str 
         _board_table(overall),
     ]
     if overall.rows:
-        parts.append(f"<img alt='ratings with intervals' src='{_png_data_uri(overall.rows, 'Ratings')}'>")
+        parts.append(f"<img alt='ratings with intervals' src='{_png_data_uri(overall, 'Ratings')}'>")
     parts.append("<h2>Pairwise win matrix</h2><table class='matrix'><caption>Mean " + meaning + " of the row "
                  "agent against the column agent in their direct meetings; comparisons in brackets."
                  "</caption><tr><th></th>" + "".join(f"<th>{html.escape(a)}</th>" for a in agents) + "</tr>")
@@ -150,9 +176,9 @@ def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str 
     if len(games) > 1 or query.game_id:
         parts.append("<h2>Per game</h2>")
         for g in games:
-            board = compute_leaderboard(finished, dataclasses.replace(query, game_id=g, suite=""))
-            parts.append(f"<h3>{html.escape(g)}</h3><p class='dim'>{board.matches_counted} matches</p>")
-            parts.append(_board_table(board))
+            per_game = compute_leaderboard(finished, dataclasses.replace(query, game_id=g, suite=""))
+            parts.append(f"<h3>{html.escape(g)}</h3><p class='dim'>{per_game.matches_counted} matches</p>")
+            parts.append(_board_table(per_game))
     parts.append("</body></html>")
     text = "\n".join(parts)
     Path(path).write_text(text, encoding="utf-8")

@@ -32,3 +32,31 @@ def gamebench_records() -> list[MatchRecord]:
 
 def gamebench_expected() -> dict:
     return json.loads((DATA / "expected.json").read_text())
+
+
+def newcomer_log(*, separate_game: bool = False) -> list[MatchRecord]:
+    """The log of the issue "Ratings that don't overclaim", in miniature (315 matches of one game):
+    `strong` 121-6-1 over 128 matches against three regulars; `mid_a`, `mid_b`, `weak` playing each
+    other; `newbie` 5-0 against `weak` (and nobody else); `tiny` 0-2 against `mid_a` (in a game of
+    its own, `connect_four`, when `separate_game`: pooled with per-game weights, that game of 2
+    matches weighs as much as the other 313)."""
+    recs: list[MatchRecord] = []
+
+    def add(a: str, b: str, result: float, game: str = "tic_tac_toe") -> None:
+        k = len(recs)
+        r = [1, 0] if result == 1 else [0, 1] if result == 0 else [0, 0]
+        players, returns = ([a, b], r) if k % 2 else ([b, a], r[::-1])    # seats alternate
+        recs.append(record(f"m{k}", players, returns, game=game, ended=k))
+
+    opponents = ["mid_a", "mid_b", "weak"]
+    for k in range(128):
+        add("strong", opponents[k % 3], 0 if k == 50 else 0.5 if k % 21 == 5 else 1)
+    for k in range(60):
+        add("mid_a", "mid_b", k % 2)
+        add("mid_a", "weak", 1 if k % 4 else 0)
+        add("mid_b", "weak", 1 if k % 4 else 0)
+    for _ in range(5):
+        add("newbie", "weak", 1)
+    for _ in range(2):
+        add("tiny", "mid_a", 0, game="connect_four" if separate_game else "tic_tac_toe")
+    return recs

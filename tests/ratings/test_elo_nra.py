@@ -1,11 +1,12 @@
-"""Elo and GTBench's NRA on hand-worked examples."""
+"""Elo (with its bootstrap interval) and GTBench's NRA on hand-worked examples."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from arena_server.ratings import EloOptions, elo_leaderboard, nra, nra_leaderboard, nra_table
-from arena_server.ratings.elo import EloBoard
+from arena_server.ratings import EloOptions, LeaderboardQuery, compute_leaderboard, elo_leaderboard, nra, nra_leaderboard, nra_table
+from arena_server.ratings.elo import EloBoard, bootstrap_elo, expected_score
 
 from .helpers import record
 
@@ -20,7 +21,13 @@ def test_elo_two_matches_by_hand():
     assert rows["B"].rating == pytest.approx(1484 + 32 * (1 - e_b))
     assert rows["A"].rating == pytest.approx(1516 - 32 * (1 - e_b))
     assert rows["A"].rating == pytest.approx(1498.5305, abs=1e-4)
-    assert rows["A"].lower == rows["A"].upper == rows["A"].rating
+    no_interval = {r.agent_name: r for r in elo_leaderboard(ms, EloOptions(resamples=0))}
+    assert no_interval["A"].rating == rows["A"].rating
+    assert no_interval["A"].lower == no_interval["A"].upper == no_interval["A"].rating
+    # A resample of two matches is AA, AB, BA or BB (A = A won): A ends at 1500 ± 16 ± 16-ish, so the
+    # 95 % interval spans from two losses to two wins.
+    assert rows["A"].lower == pytest.approx(1500 - 16 - 32 * expected_score(1484, 1516))
+    assert rows["A"].upper == pytest.approx(1500 + 16 + 32 * (1 - expected_score(1516, 1484)))
 
 
 def test_elo_draws_k_factor_initial_and_multiplayer():
@@ -70,3 +77,60 @@ def test_nra_per_pairing_and_game_and_its_leaderboard():
     # llm in tic_tac_toe: mean of −0.5 (mcts) and 1.0 (random) = 0.25; kuhn 0.5 → 0.375
     assert overall["llm"] == pytest.approx(0.375)
     assert overall["random"] == pytest.approx(-1.0)
+
+
+def _elo_by_hand(matches, drawn, options):
+    """Chatbot Arena's procedure written plainly: replay the drawn matches in order from the initial ratings."""
+    board = EloBoard(options)
+    for k in drawn:
+        board.update(matches[k])
+    return board
+
+
+def test_elo_bootstrap_is_the_plain_replay_of_resampled_logs():
+    rng = np.random.default_rng(3)
+    names = ["a", "b", "c", "d"]
+    ms = []
+    for k in range(40):                                        # two-player, three-player and a draw or two
+        i, j = rng.choice(4, 2, replace=False)
+        returns = [1, 0] if rng.random() < 0.6 else [0, 1] if rng.random() < 0.8 else [0, 0]
+        ms.append(record(f"m{k}", [names[i], names[j]], returns, ended=k))
+    ms.append(record("x", ["a", "b", "c"], [3, 1, 2], ended=41))
+    options = EloOptions(resamples=25, seed=11, k_factor=24)
+    agents, samples = bootstrap_elo(ms, options)
+    # The same draws as the vectorised bootstrap: at step t, one index per resample.
+    draws = np.random.default_rng(11).integers(0, len(ms), size=(len(ms), 25)).T
+    for b in range(25):
+        board = _elo_by_hand(ms, draws[b], options)
+        np.testing.assert_allclose(samples[b], [board.rating(a) for a in agents], atol=1e-9)
+    rows = {r.agent_name: r for r in elo_leaderboard(ms, options)}
+    for i, a in enumerate(agents):
+        lo, med, hi = np.percentile(samples[:, i], [2.5, 50, 97.5])
+        assert (rows[a].lower, rows[a].extra["bootstrap_median"], rows[a].upper) == pytest.approx((lo, med, hi))
+
+
+def test_elo_interval_narrows_with_more_matches_and_separates_a_clear_winner():
+    def log(rounds):
+        ms = []
+        for k in range(rounds):                                 # strong wins 80 %, the others split evenly
+            ms.append(record(f"s{k}", ["strong", "mid"], [1, 0] if k % 5 else [0, 1], ended=3 * k))
+            ms.append(record(f"w{k}", ["strong", "weak"], [1, 0] if k % 5 else [0, 1], ended=3 * k + 1))
+            ms.append(record(f"e{k}", ["mid", "weak"], [1, 0] if k % 2 else [0, 1], ended=3 * k + 2))
+        return ms
+
+    small = {r.agent_name: r for r in elo_leaderboard(log(5), EloOptions(resamples=300))}
+    large = {r.agent_name: r for r in elo_leaderboard(log(80), EloOptions(resamples=300, k_factor=8))}
+    assert large["strong"].lower > max(large["mid"].upper, large["weak"].upper)
+    assert small["strong"].lower < max(small["mid"].upper, small["weak"].upper)
+
+
+def test_elo_and_nra_boards_say_whether_they_have_an_interval():
+    ms = [record(f"m{k}", ["a", "b"], [1, 0] if k % 3 else [0, 1], ended=k) for k in range(12)]
+    elo = compute_leaderboard(ms, LeaderboardQuery(method="elo"))
+    assert elo.has_interval and elo.level == pytest.approx(0.95) and elo.resamples == 1000
+    assert all(r.lower < r.upper for r in elo.rows) and "Chatbot Arena" in elo.description
+    none = compute_leaderboard(ms, LeaderboardQuery(method="elo", elo=EloOptions(resamples=0)))
+    assert not none.has_interval and none.level == 0 and all(r.lower == r.upper == r.rating for r in none.rows)
+    nra_board = compute_leaderboard(ms, LeaderboardQuery(method="nra"))
+    assert not nra_board.has_interval and "no interval" in nra_board.description
+    assert compute_leaderboard(ms, LeaderboardQuery()).has_interval           # TrueSkill: μ ± 3σ

@@ -10,7 +10,7 @@ from arena_server.ratings import BTOptions, LeaderboardQuery, compute_leaderboar
 from arena_server.ratings.report import html_report, pairwise_scores, plot_ratings, write_csv
 from arena_server.store import Store
 
-from .helpers import gamebench_records, record
+from .helpers import gamebench_records, newcomer_log, record
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -66,3 +66,81 @@ def test_cli_leaderboard_local_writes_table_csv_plot_and_html(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "arena_server.cli", "leaderboard", "--local", "--db", str(db),
                           "--method", "elo", "--preset", "gamebench"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "preset" in bad.stderr
+
+
+class _GrowingServer:
+    """A stand-in for the server stub whose log gains a match after every call, as when matches keep
+    finishing while the command runs."""
+
+    def __init__(self, records, extra):
+        self.log, self.extra, self.calls = list(records), list(extra), []
+
+    def _grow(self):
+        if self.extra:
+            self.log.append(self.extra.pop(0))
+
+    def ListMatches(self, request, metadata=None):
+        from arena.v1 import arena_service_pb2 as pb
+
+        from arena_server import convert
+
+        self.calls.append("ListMatches")
+        page = pb.ListMatchesResponse(matches=[convert.match_info(m, reveal_seed=True) for m in reversed(self.log)])
+        self._grow()
+        return page
+
+    def GetLeaderboard(self, request, metadata=None):
+        from arena_server.service.arena import leaderboard_query, leaderboard_response
+
+        self.calls.append("GetLeaderboard")
+        board = leaderboard_response(compute_leaderboard(self.log, leaderboard_query(request)))
+        self._grow()
+        return board
+
+
+def _run_cli(monkeypatch, capsys, server, *argv):
+    from arena_server.cli import leaderboard as cli_leaderboard
+    from arena_server.cli import main
+
+    monkeypatch.setattr(cli_leaderboard, "stubs", lambda args: (server, []))
+    assert main(["leaderboard", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_one_snapshot_feeds_the_console_csv_and_html_of_one_command(tmp_path, monkeypatch, capsys):
+    records = newcomer_log()
+    extra = [record(f"late{k}", ["newbie", "strong"], [1, 0], ended=10_000 + k) for k in range(3)]
+    server = _GrowingServer(records, extra)
+    out = _run_cli(monkeypatch, capsys, server, "--method", "bradley-terry", "--resamples", "100",
+                   "--csv", str(tmp_path / "b.csv"), "--html", str(tmp_path / "b.html"))
+    assert server.calls == ["ListMatches"]                       # fetched once, nothing asked again
+    assert f"Bradley–Terry leaderboard ({len(records)} matches)" in out
+    html_text = (tmp_path / "b.html").read_text()
+    assert f"{len(records)} finished matches" in html_text
+    console = [line.split()[1] for line in out.splitlines() if line[:4].strip().isdigit()]
+    with open(tmp_path / "b.csv") as f:
+        assert [line["agent"] for line in csv.DictReader(f)] == console
+    table = html_text[html_text.index("<h2>Leaderboard</h2>"):html_text.index("<img")]
+    assert [table.index(f"<td>{a}</td>") for a in console] == sorted(table.index(f"<td>{a}</td>") for a in console)
+    newbie = next(line for line in out.splitlines() if " newbie " in line)
+    assert "?" in newbie and " 5 " in newbie                     # provisional, its 5 matches beside the rating
+
+    # Without --html the server's answer feeds the console and the exports: one call.
+    server = _GrowingServer(records, extra)
+    _run_cli(monkeypatch, capsys, server, "--method", "elo", "--csv", str(tmp_path / "e.csv"))
+    assert server.calls == ["GetLeaderboard"]
+
+
+def test_methods_without_an_interval_print_and_export_no_interval_columns(tmp_path, monkeypatch, capsys):
+    server = _GrowingServer(newcomer_log(), [])
+    out = _run_cli(monkeypatch, capsys, server, "--method", "nra", "--csv", str(tmp_path / "n.csv"),
+                   "--html", str(tmp_path / "n.html"))
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("rank"))
+    assert "lower" not in header and "upper" not in header and "matches" in header
+    assert "lower" not in (tmp_path / "n.csv").read_text().splitlines()[0]
+    assert "<th>interval</th>" not in (tmp_path / "n.html").read_text()
+    out = _run_cli(monkeypatch, capsys, server, "--method", "elo", "--csv", str(tmp_path / "e.csv"))
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("rank"))
+    assert "lower" in header and "upper" in header
+    with open(tmp_path / "e.csv") as f:
+        assert all(float(r["lower"]) < float(r["upper"]) for r in csv.DictReader(f))

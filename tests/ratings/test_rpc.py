@@ -98,3 +98,28 @@ def test_cli_against_the_server_prints_and_writes_the_report(gamebench_server, t
     text = (tmp_path / "r.html").read_text()
     assert "277 finished matches, 7 agents, 9 game(s)" in text and text.count("<h3>") == 9
     assert "random,1000" in (tmp_path / "r.csv").read_text()
+
+
+def test_intervals_provisional_marks_and_the_prior_over_the_wire(gamebench_server):
+    default = _board(gamebench_server, method=pb.RATING_METHOD_BRADLEY_TERRY, game_id="sea_battle",
+                     bradley_terry=pb.BradleyTerryOptions(resamples=300))
+    assert default.has_interval and default.provisional_matches == 10 and "prior of 1 win and 1 loss" in default.description
+    rows = {e.agent_name: e for e in default.entries}
+    assert rows["human"].matches == 3 and rows["human"].provisional and not rows["gpt-4"].provisional
+    assert rows["human"].upper - rows["human"].lower > 3.0                  # 3-0: finite, and wide
+    no_prior = _board(gamebench_server, method=pb.RATING_METHOD_BRADLEY_TERRY, game_id="sea_battle",
+                      bradley_terry=pb.BradleyTerryOptions(resamples=300, prior=0))
+    assert "α 0.001, no prior" in no_prior.description                       # regularisation back to GameBench's
+    gpt4 = next(e for e in no_prior.entries if e.agent_name == "gpt-4")
+    assert gpt4.rating < -5 and gpt4.rating < next(e for e in default.entries if e.agent_name == "gpt-4").rating
+
+    elo = _board(gamebench_server, method=pb.RATING_METHOD_ELO, elo=pb.EloOptions(resamples=200, seed=4))
+    assert elo.has_interval and elo.resamples == 200 and elo.confidence_level == pytest.approx(0.95)
+    assert all(e.lower < e.upper and "bootstrap_median" in e.details for e in elo.entries)
+    flat = _board(gamebench_server, method=pb.RATING_METHOD_ELO, elo=pb.EloOptions(resamples=0))
+    assert not flat.has_interval and all(e.lower == e.upper == e.rating for e in flat.entries)
+    nra = _board(gamebench_server, method=pb.RATING_METHOD_NRA)
+    assert not nra.has_interval and nra.confidence_level == 0
+    with pytest.raises(grpc.RpcError) as e:
+        _board(gamebench_server, method=pb.RATING_METHOD_ELO, elo=pb.EloOptions(resamples=10**6))
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
