@@ -8,6 +8,7 @@ from typing import Any
 from google.protobuf import json_format, struct_pb2, timestamp_pb2
 
 from arena.v1 import game_pb2, match_pb2
+import arena_engines
 from arena_engines import GameSpec
 
 from .struct_wire import encode_struct
@@ -91,7 +92,8 @@ def _game_spec(spec: GameSpec) -> game_pb2.GameSpec:
         min_utility=spec.min_utility, max_utility=spec.max_utility, max_game_length=spec.max_game_length,
         description=spec.description, accepts_text_actions=spec.accepts_text_actions, dialogue=spec.dialogue,
         parameters=[
-            game_pb2.ParameterSpec(name=p.name, description=p.description, default_value=to_value(p.default))
+            game_pb2.ParameterSpec(name=p.name, description=p.description, default_value=to_value(p.default),
+                                   secret=p.secret)
             for p in spec.parameters
         ],
         presets=[
@@ -120,18 +122,27 @@ def utterances(conversation: list[dict[str, Any]]) -> list[game_pb2.Utterance]:
             for m in conversation]
 
 
+def _known_games() -> set[str]:
+    """Games this server runs (imported logs may hold others, shown as recorded)."""
+    return set(arena_engines.game_ids())
+
+
 def match_info(m, *, reveal_seed: bool) -> match_pb2.MatchInfo:
     """MatchInfo from a store MatchRecord. The seed determines hidden chance, so it is shown only
-    once the match is over."""
+    once the match is over; so are the game's secret parameters (hidden setup)."""
+    ended = m.status in ("finished", "void")
+    parameters = m.parameters if ended or m.game_id not in _known_games() else \
+        arena_engines.game_spec(m.game_id).public(m.parameters)
     info = match_pb2.MatchInfo(
         match_id=m.match_id, game_id=m.game_id, rules_version=m.rules_version,
-        parameters=to_struct(m.parameters), tournament_id=m.tournament_id, status=MATCH_STATUS[m.status],
+        parameters=to_struct(parameters), tournament_id=m.tournament_id, status=MATCH_STATUS[m.status],
         players=[match_pb2.Player(**p) for p in m.players],
         created_at=timestamp(m.created_at), ended_at=timestamp(m.ended_at),
         failure_policy=match_pb2.FailurePolicy(
             max_retries=m.failure_policy.get("max_retries", 0),
             on_failure=FAILURE_ACTIONS.get(m.failure_policy.get("on_failure", "random_legal")),
             max_replays=m.failure_policy.get("max_replays", 0),
+            illegal_move_forfeits=m.failure_policy.get("on_illegal") == "forfeit",
         ),
     )
     info.time_control.per_decision.FromNanoseconds(int(m.time_control.get("per_decision", 0) * 1e9))

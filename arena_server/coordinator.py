@@ -34,21 +34,23 @@ class Coordinator:
         self.default_rules = default_rules
         self.running: dict[str, MatchRunner] = {}
         self._tasks: set[asyncio.Task] = set()
+        self._task_of: dict[str, asyncio.Task] = {}
         self._watchers: dict[str, set[asyncio.Queue]] = {}
         self.match_ended = asyncio.Event()   # set whenever any match ends; schedulers wait on it
 
     def start_match(self, game_id: str, parameters: dict[str, Any] | None, seats: list[SeatEndpoint], *,
                     rules: Rules | None = None, tournament_id: str = "", seed: int | None = None,
-                    preset: str | None = None) -> MatchRunner:
-        """Records a new match and starts its referee. Raises KeyError/ValueError on a bad game or
-        parameters, before anything is written."""
+                    preset: str | None = None, teams: list[int] | None = None) -> MatchRunner:
+        """Records a new match and starts its referee. `teams` gives each seat's side in team games
+        (default: every seat its own). Raises KeyError/ValueError on a bad game or parameters,
+        before anything is written."""
         rules = rules or self.default_rules
         game = arena_engines.load_game(game_id, parameters, preset=preset, num_players=len(seats))
         record = MatchRecord(
             match_id=_new_match_id(), tournament_id=tournament_id, game_id=game_id,
             rules_version=game.spec.rules_version, parameters=dict(game.parameters),
-            players=[{"seat": i, "agent_name": s.agent_name, "team": i, "house_agent": s.house_agent}
-                     for i, s in enumerate(seats)],
+            players=[{"seat": i, "agent_name": s.agent_name, "team": teams[i] if teams else i,
+                      "house_agent": s.house_agent} for i, s in enumerate(seats)],
             seed=seed if seed is not None else secrets.randbits(63), time_control=rules.time_control(),
             failure_policy=rules.failure_policy(), status="pending", result=None, created_at=time.time(),
             ended_at=None,
@@ -101,6 +103,7 @@ class Coordinator:
         self.running[match_id] = runner
         task = asyncio.create_task(self._run(runner), name=f"match-{match_id}")
         self._tasks.add(task)
+        self._task_of[match_id] = task
         task.add_done_callback(self._tasks.discard)
 
     async def _run(self, runner: MatchRunner) -> None:
@@ -108,7 +111,9 @@ class Coordinator:
         try:
             await runner.run()
         except asyncio.CancelledError:
-            raise
+            if runner.abort_reason is None:
+                raise       # a shutdown: the match stays running in the store and resumes from its log
+            runner.abort()
         except Exception:
             log.exception("referee crashed; match voided", match_id=match_id)
             result = {"reason": "aborted", "returns": [], "ranks": [], "blamed_seats": [],
@@ -119,6 +124,7 @@ class Coordinator:
                 runner.finished.set_result(result)
         finally:
             self.running.pop(match_id, None)
+            self._task_of.pop(match_id, None)
             for endpoint in runner.endpoints:
                 holder = getattr(endpoint, "session", None)
                 if holder is not None:
@@ -126,6 +132,15 @@ class Coordinator:
             for queue in self._watchers.pop(match_id, set()):
                 queue.put_nowait(None)
             self.match_ended.set()
+
+    async def abort(self, match_id: str, why: str) -> None:
+        """Ends a running match as void (reason "aborted"), e.g. when its tournament is cancelled."""
+        runner, task = self.running.get(match_id), self._task_of.get(match_id)
+        if runner is None or task is None:
+            return
+        runner.abort_reason = why
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
 
     # ---- spectators -------------------------------------------------------------------------------
     def subscribe(self, match_id: str) -> asyncio.Queue | None:

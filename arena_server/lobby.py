@@ -60,3 +60,8 @@ class Lobby:
 
     def connected_agents(self) -> set[str]:
         return {s.agent_name for s in self.sessions.values() if s.alive}
+
+    def games_of(self, agent_name: str) -> set[str] | None:
+        """The games `agent_name` is connected for over its live sessions; None when not connected."""
+        live = [s for s in self.sessions.values() if s.alive and s.agent_name == agent_name]
+        return {g for s in live for g in s.games} if live else None

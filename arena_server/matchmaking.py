@@ -27,7 +27,7 @@ class Matchmaker:
         self.house_agent = house_agent
         self.house_delay = house_delay
         self._rng = random.Random(seed)
-        self._seats_needed: dict[tuple[str, str | None], int] = {}
+        self._sides: dict[tuple[str, str | None], list[int]] = {}     # (game, preset) -> side of each seat
 
     async def run(self) -> None:
         # Pair when sessions come or go and when a match ends (its seats are free again), and at
@@ -60,22 +60,28 @@ class Matchmaker:
         candidates = [s for s in self.lobby.available(game_id, ladder_only=True) if s.games[game_id] == preset]
         if not candidates:
             return False
-        seats_needed = self._seats_needed.get((game_id, preset))
-        if seats_needed is None:
+        sides = self._sides.get((game_id, preset))
+        if sides is None:
             spec = arena_engines.game_spec(game_id)
-            seats_needed = self._seats_needed[(game_id, preset)] = spec.resolve(preset).get("players", spec.min_players)
+            players = spec.resolve(preset).get("players", spec.min_players)
+            sides = self._sides[(game_id, preset)] = arena_engines.load_game(
+                game_id, preset=preset, num_players=players).seat_sides()
+        sides_needed = len(set(sides))
         group, names = [], set()
         for session in candidates:
             if session.agent_name not in names:
                 group.append(session)
                 names.add(session.agent_name)
-            if len(group) == seats_needed:
+            if len(group) == sides_needed:
                 break
-        if len(group) < seats_needed and time.monotonic() - group[0].waiting_since < self.house_delay:
+        if len(group) < sides_needed and time.monotonic() - group[0].waiting_since < self.house_delay:
             return False
-        seats = [RemoteSeat(s) for s in group]
+        holders: list = group + [None] * (sides_needed - len(group))    # None: a house agent
+        self._rng.shuffle(holders)
         seed = self._rng.getrandbits(63)
-        seats += [HouseSeat(self.house_agent, seed + i) for i in range(seats_needed - len(group))]
-        self._rng.shuffle(seats)
-        self.coordinator.start_match(game_id, None, seats, preset=preset, seed=seed)
+        # One agent holds every seat of its side (team games); each seat has its own endpoint.
+        seats = [RemoteSeat(holders[side]) if holders[side] is not None else HouseSeat(self.house_agent, seed + seat)
+                 for seat, side in enumerate(sides)]
+        teams = sides if sides != list(range(len(sides))) else None
+        self.coordinator.start_match(game_id, None, seats, preset=preset, seed=seed, teams=teams)
         return True

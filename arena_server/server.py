@@ -4,12 +4,17 @@ the ladder matchmaker and the house agents; TLS (optionally mutual) and the limi
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import inspect
+import os
 import secrets
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -19,7 +24,7 @@ from arena.v1 import spectator_service_pb2, spectator_service_pb2_grpc
 from . import auth
 from .coordinator import Coordinator
 from .house import HOUSE_AGENTS
-from .limits import RateLimiter, RateLimitInterceptor
+from .limits import STATUS_MESSAGE_LIMIT, RateLimiter, RateLimitInterceptor, echo
 from .lobby import Lobby
 from .matchmaking import Matchmaker
 from .referee import Rules
@@ -56,17 +61,33 @@ class ServerConfig:
     # Limits, each answered with a clear status (see limits.py and the proto comments).
     max_message_bytes: int = 4 * 1024 * 1024
     max_concurrent_per_agent: int = 0       # matches at once over all of an agent's sessions; 0: no cap
-    rate_limit: float = 500.0               # requests and stream messages per second per API key; 0: off
-    rate_burst: float = 1000.0
+    # Requests and stream messages per second per API key (0: off), and the burst after idling. In
+    # normal play every message answers the server (a Decision per DecisionRequest) or is a heartbeat
+    # every 10 s, so one key cannot send faster than the server asks for decisions, at most about
+    # 5,400 a second for all agents together on a 2-vCPU machine (docs/benchmarks.md), 2,600 for the
+    # fastest single agent measured: play never meets 10,000, and the SDKs resend what it drops.
+    rate_limit: float = 10_000.0
+    rate_burst: float = 20_000.0
     max_unread_messages: int = 10_000       # queued for an agent that is not reading its stream
 
 
+class ServerStartError(Exception):
+    """The server cannot start; the message says why in one line, for the operator."""
+
+
 class ArenaServer:
-    """The running server; `await start()`, then `await stop()`."""
+    """The running server; `await start()`, then `await stop()`. Raises ServerStartError when the
+    database cannot be opened or another server already uses it, and when it cannot listen."""
 
     def __init__(self, config: ServerConfig):
         self.config = config
-        self.store = Store(config.database)
+        self._lock_fd = _lock_database(config.database)
+        try:
+            self.store = Store(config.database)
+        except (OSError, sqlite3.Error) as e:
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+            raise ServerStartError(f"cannot open the database {config.database}: {e}") from None
         self.lobby = Lobby(max_matches_per_agent=config.max_concurrent_per_agent)
         self.limiter = RateLimiter(config.rate_limit, config.rate_burst)
         self.coordinator = Coordinator(
@@ -84,14 +105,13 @@ class ArenaServer:
         agent_service = AgentService(self.store, self.lobby, self.config.server_id, self.config.heartbeat_interval,
                                      limiter=self.limiter, resume_grace=self.config.resume_grace,
                                      max_unread_messages=self.config.max_unread_messages)
-        resumed, voided = self.coordinator.resume_interrupted_matches(agent_service.awaiting_seat)
-        tournaments = self.arena_service.resume_tournaments()
-        if resumed or voided or tournaments:
-            log.warning("resuming work interrupted by a previous shutdown", matches=resumed,
-                        unresumable_matches_voided=voided, tournaments=tournaments)
         credentials = server_credentials(self.config)
-        interceptors = [RateLimitInterceptor(self.limiter)] if self.limiter.enabled else []
+        interceptors = [RequestGuardInterceptor()]
+        if self.limiter.enabled:
+            interceptors.append(RateLimitInterceptor(self.limiter))
         server = grpc.aio.server(interceptors=interceptors, options=[
+            # Refuse a port another process listens on, instead of sharing its connections with it.
+            ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", self.config.max_message_bytes),
             ("grpc.max_send_message_length", self.config.max_message_bytes),
             # Detect dead peers on idle streams: ping every 20 s, drop after 10 s without an answer.
@@ -110,10 +130,20 @@ class ArenaServer:
             SERVICE_NAMES + [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
             server)
         address = f"{self.config.host}:{self.config.port}"
-        self.port = (server.add_secure_port(address, credentials) if credentials
-                     else server.add_insecure_port(address))
+        try:
+            self.port = (server.add_secure_port(address, credentials) if credentials
+                         else server.add_insecure_port(address))
+        except RuntimeError:
+            self.port = 0
         if self.port == 0:
-            raise OSError(f"cannot listen on {self.config.host}:{self.config.port}")
+            raise ServerStartError(f"cannot listen on {address}: the port is in use, or {self.config.host} is not an "
+                                   f"address of this machine")
+        # Listening is assured: carry on with the work a previous process left.
+        resumed, voided = self.coordinator.resume_interrupted_matches(agent_service.awaiting_seat)
+        tournaments = self.arena_service.resume_tournaments()
+        if resumed or voided or tournaments:
+            log.warning("resuming work interrupted by a previous shutdown", matches=resumed,
+                        unresumable_matches_voided=voided, tournaments=tournaments)
         await server.start()
         self._server = server
         for name in SERVICE_NAMES + [""]:
@@ -150,10 +180,103 @@ class ArenaServer:
             await self._server.stop(grace)
         await self.coordinator.shutdown()
         self.store.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)      # releases the database lock
+            self._lock_fd = None
 
     async def wait(self) -> None:
         assert self._server is not None
         await self._server.wait_for_termination()
+
+
+class RequestGuardInterceptor(grpc.aio.ServerInterceptor):
+    """Two rules for every call, whatever service handles it:
+    - request bytes that do not decode end the call with INVALID_ARGUMENT and a plain message (left
+      alone, gRPC's Python server ends it with UNKNOWN and the text of protobuf's DecodeError); on a
+      stream, the first undecodable message does;
+    - a status message is cut to STATUS_MESSAGE_LIMIT characters, so quoting a client's oversized
+      string can never turn the status into RESOURCE_EXHAUSTED (services quote through
+      limits.echo; this bounds the rest)."""
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.request_deserializer is None:
+            return handler
+        return _guarded(handler)
+
+
+class _UndecodableRequest(DecodeError):
+    """Raised by the guarded deserializer of a streaming request, out of the handler's read."""
+
+
+_UNDECODABLE = object()   # what an undecodable unary request is handed on as, for the behaviour to refuse
+
+
+class _BoundedStatusContext:
+    """A servicer context whose status messages are cut to STATUS_MESSAGE_LIMIT characters."""
+
+    def __init__(self, context: grpc.aio.ServicerContext):
+        self._context = context
+        self.write = context.write           # once per message on a stream: no lookup through __getattr__
+
+    def __getattr__(self, name: str):
+        return getattr(self._context, name)
+
+    async def abort(self, code: grpc.StatusCode, details: str = "", *args, **kwargs):
+        await self._context.abort(code, echo(details, STATUS_MESSAGE_LIMIT), *args, **kwargs)
+
+    def set_details(self, details: str) -> None:
+        self._context.set_details(echo(details, STATUS_MESSAGE_LIMIT))
+
+
+def _guarded(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    """`handler` with a deserializer that flags undecodable bytes, and a behaviour that ends the
+    call with INVALID_ARGUMENT when it meets them and bounds its status messages. A unary request
+    is flagged as _UNDECODABLE; a message of a request stream raises _UndecodableRequest out of the
+    handler's read (no wrapper per message: the agent stream is the server's hot path)."""
+    parse = handler.request_deserializer
+    descriptor = getattr(getattr(parse, "__self__", None), "DESCRIPTOR", None)
+    expected = descriptor.full_name if descriptor is not None else "the method's request type"
+    problem = f"undecodable message: the bytes received are not a serialized {expected}"
+    streaming = handler.request_streaming
+
+    def deserialize(data: bytes):
+        try:
+            return parse(data)
+        except DecodeError as e:
+            if streaming:
+                raise _UndecodableRequest(str(e)) from None
+            return _UNDECODABLE
+
+    if streaming:
+        behavior = handler.stream_stream if handler.response_streaming else handler.stream_unary
+    else:
+        behavior = handler.unary_stream if handler.response_streaming else handler.unary_unary
+
+    if inspect.isasyncgenfunction(behavior):     # a response stream written by yielding
+        async def wrapped(request, context):
+            try:
+                if request is _UNDECODABLE:
+                    raise _UndecodableRequest
+                async for response in behavior(request, _BoundedStatusContext(context)):
+                    yield response
+            except _UndecodableRequest:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+    else:
+        async def wrapped(request, context):
+            try:
+                if request is _UNDECODABLE:
+                    raise _UndecodableRequest
+                return await behavior(request, _BoundedStatusContext(context))
+            except _UndecodableRequest:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+    make = {
+        (False, False): grpc.unary_unary_rpc_method_handler,
+        (False, True): grpc.unary_stream_rpc_method_handler,
+        (True, False): grpc.stream_unary_rpc_method_handler,
+        (True, True): grpc.stream_stream_rpc_method_handler,
+    }[(streaming, handler.response_streaming)]
+    return make(wrapped, request_deserializer=deserialize, response_serializer=handler.response_serializer)
 
 
 def server_credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
@@ -179,6 +302,28 @@ def _read_pem(path: str, option: str) -> bytes:
     if b"-----BEGIN " not in data:
         raise ValueError(f"{option}: {path} is not a PEM file")
     return data
+
+
+def _lock_database(database: str) -> int | None:
+    """An exclusive lock on the database file for as long as the server runs, so that a second server
+    on the same file is refused (SQLite's own locks would let both write, each with its own matches
+    and agents). It is a flock, separate from SQLite's fcntl locks: the CLI's keys commands and other
+    readers still open the file. Returns the descriptor holding it (None for an in-memory database)."""
+    if database == ":memory:":
+        return None
+    path = Path(database)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as e:
+        raise ServerStartError(f"cannot open the database {database}: {e.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ServerStartError(f"another arena-server is already using the database {database}; "
+                               f"stop it first, or give this one another --db") from None
+    return fd
 
 
 def admin_key_path(database: str) -> Path:

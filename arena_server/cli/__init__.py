@@ -11,9 +11,9 @@ import sys
 
 import grpc
 
-from . import games, keys, leaderboard, serve, suites, tournaments
+from . import games, keys, leaderboard, matches, serve, suites, tournaments
 
-COMMANDS = (serve, keys, tournaments, leaderboard, games, suites)
+COMMANDS = (serve, keys, tournaments, matches, suites, leaderboard, games)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     except grpc.RpcError as e:
         plaintext = not (getattr(args, "tls", False) or getattr(args, "root_certificates", None)
                          or getattr(args, "client_cert", None))
-        hint = (" (this client speaks plaintext: if the server uses TLS, add --tls or --root-certificates)"
-                if plaintext and e.code() == grpc.StatusCode.UNAVAILABLE else "")
+        hint = ""
+        if plaintext and e.code() == grpc.StatusCode.UNAVAILABLE:
+            hint = " (this client speaks plaintext: if the server uses TLS, add --tls or --root-certificates)"
+        elif e.code() == grpc.StatusCode.PERMISSION_DENIED and getattr(args, "key_source", ""):
+            hint = f" (the key came from {args.key_source}; operator commands need the admin key: --key or --db)"
         print(f"error: {e.code().name}: {e.details()}{hint}", file=sys.stderr)
         return 1

@@ -7,21 +7,26 @@ import signal
 import sys
 
 from ..referee.match import FAILURE_POLICIES
-from .common import DEFAULT_DB
+from .common import DEFAULT_DB, non_negative_float, non_negative_int, port_number, positive_float, positive_int
 
 
 def add_parsers(sub) -> None:
     serve = sub.add_parser("serve", help="run the server on an embedded SQLite file")
-    serve.add_argument("--db", default=DEFAULT_DB, help="SQLite database file (created if missing)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=50051)
-    serve.add_argument("--per-decision", type=float, default=30.0, help="seconds allowed per decision")
-    serve.add_argument("--max-retries", type=int, default=2, help="re-asks after an illegal or unparseable decision")
-    serve.add_argument("--on-failure", default="random_legal", choices=list(FAILURE_POLICIES))
-    serve.add_argument("--house-delay", type=float, default=1.0,
-                       help="seconds a lone ladder agent waits before house agents fill its match")
+    serve.add_argument("--db", default=DEFAULT_DB,
+                       help="SQLite database file, created if missing; one server per file (default %(default)s)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
+    serve.add_argument("--port", type=port_number, default=50051,
+                       help="port to listen on; 0 picks a free one (default %(default)s)")
+    serve.add_argument("--per-decision", type=positive_float, default=30.0,
+                       help="seconds allowed per decision (default %(default)g)")
+    serve.add_argument("--max-retries", type=non_negative_int, default=2,
+                       help="re-asks after an illegal or unparseable decision (default %(default)s)")
+    serve.add_argument("--on-failure", default="random_legal", choices=list(FAILURE_POLICIES),
+                       help="what the referee does after the retries or a timeout (default %(default)s)")
+    serve.add_argument("--house-delay", type=non_negative_float, default=1.0,
+                       help="seconds a lone ladder agent waits before house agents fill its match (default %(default)g)")
     serve.add_argument("--log-json", action="store_true", help="JSON log lines instead of console lines")
-    serve.add_argument("--resume-grace", type=float, default=30.0, metavar="SECONDS",
+    serve.add_argument("--resume-grace", type=non_negative_float, default=30.0, metavar="SECONDS",
                        help="how long a dropped agent's seats wait for it to resume (with its resume token, or "
                             "after a server restart with a new session) before the failure policy takes them "
                             "(default %(default)g)")
@@ -31,19 +36,19 @@ def add_parsers(sub) -> None:
     tls.add_argument("--tls-client-ca", metavar="PEM",
                      help="mutual TLS: require client certificates signed by these CAs (e.g. server-to-server links)")
     limits = serve.add_argument_group("limits")
-    limits.add_argument("--max-message-bytes", type=int, default=4 * 1024 * 1024,
+    limits.add_argument("--max-message-bytes", type=positive_int, default=4 * 1024 * 1024,
                         help="largest message received or sent; larger ones end the call with RESOURCE_EXHAUSTED "
                              "(default %(default)s)")
-    limits.add_argument("--max-concurrent-per-agent", type=int, default=0, metavar="N",
+    limits.add_argument("--max-concurrent-per-agent", type=non_negative_int, default=0, metavar="N",
                         help="matches one agent plays at once over all its sessions, whatever its Hellos ask "
                              "(default 0: no cap)")
-    limits.add_argument("--rate-limit", type=float, default=500.0, metavar="PER_SECOND",
+    limits.add_argument("--rate-limit", type=non_negative_float, default=10_000.0, metavar="PER_SECOND",
                         help="calls and agent-stream messages per second per API key; over it a call ends with "
                              "RESOURCE_EXHAUSTED and a retry-after trailer, a stream message is answered with an "
                              "in-band RATE_LIMITED error (default %(default)g; 0 turns it off)")
-    limits.add_argument("--rate-burst", type=float, default=1000.0, metavar="N",
+    limits.add_argument("--rate-burst", type=non_negative_float, default=20_000.0, metavar="N",
                         help="calls and messages a key may send at once after being idle (default %(default)g)")
-    limits.add_argument("--max-unread-messages", type=int, default=10_000, metavar="N",
+    limits.add_argument("--max-unread-messages", type=positive_int, default=10_000, metavar="N",
                         help="messages queued for an agent that does not read its stream before the stream is "
                              "closed with RESOURCE_EXHAUSTED; the session stays resumable (default %(default)d)")
     serve.set_defaults(run=_serve)
@@ -51,7 +56,7 @@ def add_parsers(sub) -> None:
 
 def _serve(args) -> int:
     from .. import logs
-    from ..server import ArenaServer, ServerConfig, server_credentials
+    from ..server import ArenaServer, ServerConfig, ServerStartError, server_credentials
 
     logs.configure(json=args.log_json)
     config = ServerConfig(database=args.db, host=args.host, port=args.port, per_decision=args.per_decision,
@@ -70,7 +75,11 @@ def _serve(args) -> int:
     async def run() -> None:
         server = ArenaServer(config)
         key_file = server.ensure_admin_key()
-        port = await server.start()
+        try:
+            port = await server.start()
+        except ServerStartError:
+            await server.stop(grace=0)
+            raise
         if key_file:
             print(f"admin key written to {key_file}", flush=True)
         print(f"arena-server listening on {config.host}:{port} over {server.transport} (database {config.database})",
@@ -82,5 +91,9 @@ def _serve(args) -> int:
         await stop.wait()
         await server.stop()
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    except ServerStartError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     return 0

@@ -7,10 +7,13 @@
   order-robust).
 - `elo`, `nra`: Elo; GTBench's Normalized Relative Advantage.
 - `suites`: suite game lists and the registry of suites' own scores.
+- `gamabench_scores`: GAMA-Bench's 0-100 game scores and Overall (the gamabench suite score).
+- `llmarena_scores`: LLMArena's raw and normalised scores per environment (the llmarena suite score).
 - `leaderboard`: one entry point (query → leaderboard) for the RPC, the CLI and reports.
 - `report`: CSV, PNG plot, static HTML report.
 """
 
+from . import gamabench_scores, llmarena_scores  # noqa: F401  (they register their suites' scores)
 from .board import LeaderboardRow
 from .bradley_terry import BTOptions, BTResult, bradley_terry, bradley_terry_leaderboard, fit, fit_batch
 from .elo import EloBoard, EloOptions, elo_leaderboard

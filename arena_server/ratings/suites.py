@@ -35,6 +35,7 @@ SuiteScorer = Callable[[Sequence[MatchRecord]], list[LeaderboardRow]]
 class SuiteScore:
     scorer: SuiteScorer
     description: str
+    has_interval: bool = False          # whether the scorer's rows carry an interval in lower/upper
 
 
 _SCORES: dict[str, SuiteScore] = {}
@@ -47,10 +48,11 @@ def suite_games(suite: str) -> tuple[str, ...]:
         raise KeyError(f"unknown suite {suite!r} (known: {', '.join(sorted(SUITES))})") from None
 
 
-def register_suite_score(suite: str, scorer: SuiteScorer, description: str) -> None:
-    """Makes `scorer` the suite's own score (replacing any earlier one)."""
+def register_suite_score(suite: str, scorer: SuiteScorer, description: str, *, has_interval: bool = False) -> None:
+    """Makes `scorer` the suite's own score (replacing any earlier one). `has_interval`: its rows'
+    lower/upper are an interval (otherwise they equal the rating and are not shown)."""
     suite_games(suite)
-    _SCORES[suite] = SuiteScore(scorer, description)
+    _SCORES[suite] = SuiteScore(scorer, description, has_interval)
 
 
 def suite_score(suite: str) -> SuiteScore:
@@ -62,6 +64,25 @@ def suite_score(suite: str) -> SuiteScore:
 
 def has_suite_score(suite: str) -> bool:
     return suite in _SCORES
+
+
+def played_under(match: MatchRecord, game_id: str, presets: Sequence[str]) -> bool:
+    """Whether the match was played at `game_id` under one of `presets` (its parameters are the
+    preset's, secret setup parameters aside, the seat count as the match had it): a suite's own
+    score counts the matches played under the paper's settings, however they were scheduled."""
+    import arena_engines
+
+    if match.game_id != game_id:
+        return False
+    spec = arena_engines.game_spec(game_id)
+    played = spec.public(match.parameters)
+    for preset in presets:
+        wanted = spec.public(spec.resolve(preset))
+        if "players" in wanted:
+            wanted["players"] = played.get("players", wanted["players"])
+        if played == wanted:
+            return True
+    return False
 
 
 def _gamebench_average_score(matches: Sequence[MatchRecord]) -> list[LeaderboardRow]:

@@ -52,13 +52,16 @@ class Rules:
     on_failure: str = "random_legal"      # one of FAILURE_POLICIES
     max_replays: int = 3                  # void matches a pairing may replay (void_and_replay)
     auto_play_forced: bool = False        # play a seat's only legal action without asking (GTBench)
+    # "forfeit": a decision that names an illegal move ends the match at once, the offender losing
+    # (LLMArena); unreadable answers are still re-asked. "retry" (default): re-asked like the rest.
+    on_illegal: str = "retry"
 
     def time_control(self) -> dict[str, Any]:
         return {"per_decision": self.per_decision}
 
     def failure_policy(self) -> dict[str, Any]:
         return {"max_retries": self.max_retries, "on_failure": self.on_failure, "max_replays": self.max_replays,
-                "auto_play_forced": self.auto_play_forced}
+                "auto_play_forced": self.auto_play_forced, "on_illegal": self.on_illegal}
 
     @classmethod
     def of_match(cls, record: MatchRecord) -> "Rules":
@@ -129,6 +132,7 @@ class MatchRunner:
         # current simultaneous round, and refused attempts of the decision each seat was retrying.
         self._round_choices: dict[int, tuple[int, str | None]] = {}
         self._refused: dict[int, tuple[int, str]] = {}       # seat -> (attempts refused, last problem)
+        self.abort_reason: str | None = None                  # set before the match task is cancelled to abort it
         self.finished = asyncio.get_running_loop().create_future()
 
     # ---- public entry points -----------------------------------------------------------------
@@ -156,6 +160,11 @@ class MatchRunner:
             result = self._abnormal_result(over.reason, over.blamed)
         self._finish(result)
         return result
+
+    def abort(self) -> None:
+        """Ends the match as void for `abort_reason` (its task was cancelled to stop it)."""
+        self._finish({"reason": "aborted", "returns": [], "ranks": [], "blamed_seats": [],
+                      "summary": f"aborted: {self.abort_reason}", "details": {}})
 
     def resign(self, seat: int) -> None:
         if seat not in self._resigned:
@@ -309,6 +318,10 @@ class MatchRunner:
             text=state.observation_string(seat), data=convert.to_struct(state.observation_dict(seat)),
             history=self._public_history, conversation=convert.utterances(state.conversation(seat)),
         )
+        if endpoint.wants_images():
+            image = state.observation_image(seat)
+            if image is not None:
+                observation.images.add(mime_type=image[0], data=image[1])
         text_pb = convert.text_action_spec(text_spec) if text_spec is not None else None
         time_allowed = duration_pb2.Duration()
         time_allowed.FromNanoseconds(int(self.rules.per_decision * 1e9))
@@ -343,6 +356,11 @@ class MatchRunner:
                 return action, message
             failure = "parse_failures" if code == pb.ERROR_CODE_UNPARSEABLE_TEXT else "illegal_actions"
             stats.count(failure)
+            if code == pb.ERROR_CODE_ILLEGAL_ACTION and self.rules.on_illegal == "forfeit":
+                self._error(endpoint, code, decision_id, problem + " (an illegal move loses the match)")
+                self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": problem,
+                                         "failure": failure}, public=True)
+                raise MatchOver("forfeit_illegal", [seat])
             feedback = self._feedback(problem, attempt)
             self._error(endpoint, code, decision_id, feedback)
             self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": problem, "failure": failure},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import time
 from typing import TYPE_CHECKING
 
 import grpc
@@ -19,18 +20,23 @@ from ..referee import Rules
 from ..store import Store
 from ..suites import SUITES
 from ..tournaments import TournamentConfig, TournamentRunner
+from ..tournaments.runner import DEFAULT_ABSENT_TIMEOUT
 
 if TYPE_CHECKING:
     from ..coordinator import Coordinator
     from ..lobby import Lobby
 
 SCOPE_NAMES = {pb.SCOPE_PLAY: "play", pb.SCOPE_SPECTATE: "spectate", pb.SCOPE_ADMIN: "admin"}
-FORMATS = {"round_robin": pb.TOURNAMENT_FORMAT_ROUND_ROBIN, "gauntlet": pb.TOURNAMENT_FORMAT_GAUNTLET}
+FORMATS = {"round_robin": pb.TOURNAMENT_FORMAT_ROUND_ROBIN, "gauntlet": pb.TOURNAMENT_FORMAT_GAUNTLET,
+           "self_play": pb.TOURNAMENT_FORMAT_SELF_PLAY, "sampled": pb.TOURNAMENT_FORMAT_SAMPLED}
 FORMAT_NAMES = {v: k for k, v in FORMATS.items()} | {pb.TOURNAMENT_FORMAT_UNSPECIFIED: "round_robin"}
 TOURNAMENT_STATUS = {
     "running": pb.TOURNAMENT_STATUS_RUNNING, "finished": pb.TOURNAMENT_STATUS_FINISHED,
-    "failed": pb.TOURNAMENT_STATUS_FAILED,
+    "failed": pb.TOURNAMENT_STATUS_FAILED, "cancelled": pb.TOURNAMENT_STATUS_CANCELLED,
 }
+TOURNAMENT_STATUS_NAMES = {v: k for k, v in TOURNAMENT_STATUS.items()}
+ABSENT_RULES = {"fail": pb.ABSENT_AGENT_RULE_FAIL, "failure_policy": pb.ABSENT_AGENT_RULE_FAILURE_POLICY}
+ABSENT_RULE_NAMES = {v: k for k, v in ABSENT_RULES.items()}
 
 
 class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
@@ -39,6 +45,7 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         self.lobby = lobby
         self.coordinator = coordinator
         self.tournament_tasks: dict[str, asyncio.Task] = {}
+        self.tournament_runners: dict[str, TournamentRunner] = {}
 
     # ---- games and agents ---------------------------------------------------------------------------
     async def ListGames(self, request, context):
@@ -88,6 +95,7 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
             max_retries=policy.max_retries,
             on_failure=convert.FAILURE_ACTION_NAMES.get(policy.on_failure, "random_legal"),
             max_replays=policy.max_replays, auto_play_forced=t.auto_play_forced,
+            on_illegal="forfeit" if policy.illegal_move_forfeits else "retry",
         )
         if t.format not in FORMAT_NAMES:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown tournament format {t.format}")
@@ -95,13 +103,11 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
             name=t.name or "tournament", game_id=t.game_id, agents=list(t.agents),
             parameters=convert.from_struct(t.parameters), preset=request.preset or None,
             games_per_pairing=t.games_per_pairing or 1, players_per_match=t.players_per_match, rules=rules,
-            seed=t.seed, format=FORMAT_NAMES[t.format],
+            seed=t.seed, format=FORMAT_NAMES[t.format], on_absent=ABSENT_RULE_NAMES.get(t.on_absent, "fail"),
+            absent_timeout=t.absent_timeout.ToNanoseconds() / 1e9 or DEFAULT_ABSENT_TIMEOUT,
         )
         try:
             config.validate()
-            # Engines check parameter values when they build a game: build one now, so a bad value
-            # is refused here rather than failing the tournament at its first match.
-            arena_engines.load_game(config.game_id, config.parameters, num_players=config.players_per_match)
         except (KeyError, ValueError, TypeError) as e:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e.args[0]))
         await self._check_agents(config.agents, context)
@@ -136,12 +142,18 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND,
                                 f"no suite {request.suite!r} (known: {', '.join(sorted(SUITES))})")
         try:
+            if request.HasField("max_retries") and request.max_retries < 0:
+                raise ValueError("max_retries must be 0 or more")
             configs = suite.tournaments(request.agent_name, matches_per_pairing=request.matches_per_pairing or None,
-                                        seed=request.seed)
+                                        seed=request.seed, opponents=tuple(request.opponents),
+                                        max_retries=request.max_retries if request.HasField("max_retries") else None)
         except (KeyError, ValueError) as e:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION
                                 if suite.missing_games() else grpc.StatusCode.INVALID_ARGUMENT, str(e.args[0]))
         await self._check_agents(sorted({a for c in configs for a in c.agents}), context)
+        for config in configs:
+            config.absent_timeout = request.absent_timeout.ToNanoseconds() / 1e9 or DEFAULT_ABSENT_TIMEOUT
+            config.on_absent = ABSENT_RULE_NAMES.get(request.on_absent, "fail")
         return pb.RunSuiteResponse(tournaments=[self._tournament(self.start_tournament(c)) for c in configs])
 
     def start_tournament(self, config: TournamentConfig) -> str:
@@ -160,7 +172,10 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
 
     def _run_tournament(self, tournament_id: str, config: TournamentConfig) -> None:
         runner = TournamentRunner(tournament_id, config, self.store, self.lobby, self.coordinator)
-        self.tournament_tasks[tournament_id] = asyncio.create_task(runner.run(), name=f"tournament-{tournament_id}")
+        self.tournament_runners[tournament_id] = runner
+        task = asyncio.create_task(runner.run(), name=f"tournament-{tournament_id}")
+        self.tournament_tasks[tournament_id] = task
+        task.add_done_callback(lambda _: self.tournament_runners.pop(tournament_id, None))
 
     async def GetTournament(self, request, context):
         await auth.require(self.store, context, "spectate")
@@ -168,8 +183,33 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
         return pb.GetTournamentResponse(tournament=self._tournament(request.tournament_id))
 
-    def _tournament(self, tournament_id: str) -> pb.Tournament:
-        row = self.store.get_tournament(tournament_id)
+    async def ListTournaments(self, request, context):
+        await auth.require(self.store, context, "spectate")
+        rows = self.store.list_tournaments(status=TOURNAMENT_STATUS_NAMES.get(request.status))
+        return pb.ListTournamentsResponse(tournaments=[self._tournament(row["tournament_id"], row)
+                                                       for row in reversed(rows)])
+
+    async def CancelTournament(self, request, context):
+        await auth.require(self.store, context, "admin")
+        row = self.store.get_tournament(request.tournament_id)
+        if row is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no tournament {request.tournament_id!r}")
+        if row["status"] != "running":
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                f"tournament {request.tournament_id} is {row['status']}, not running")
+        runner = self.tournament_runners.get(request.tournament_id)
+        task = self.tournament_tasks.get(request.tournament_id)
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if runner is not None:
+            await runner.stop("cancelled", "cancelled by an operator")
+        else:
+            self.store.set_tournament_status(request.tournament_id, "cancelled", "cancelled by an operator")
+        return pb.CancelTournamentResponse(tournament=self._tournament(request.tournament_id))
+
+    def _tournament(self, tournament_id: str, row=None) -> pb.Tournament:
+        row = row or self.store.get_tournament(tournament_id)
         config = TournamentConfig.from_dict(json.loads(row["config"]))
         counts = self.store.tournament_counts(tournament_id)
         total = len(config.seatings())
@@ -181,9 +221,18 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
             matches_total=total, matches_finished=counts.get("finished", 0), matches_void=counts.get("void", 0),
             error=row["error"], created_at=convert.timestamp(row["created_at"]), seed=config.seed,
             failure_policy=_failure_policy(config.rules), suite=config.suite,
-            auto_play_forced=config.rules.auto_play_forced,
+            auto_play_forced=config.rules.auto_play_forced, on_absent=ABSENT_RULES[config.on_absent],
         )
         t.time_control.per_decision.FromNanoseconds(int(config.rules.per_decision * 1e9))
+        t.absent_timeout.FromNanoseconds(int(config.absent_timeout * 1e9))
+        runner = self.tournament_runners.get(tournament_id)
+        if runner is not None and row["status"] == "running":
+            now = time.monotonic()
+            for wait in runner.waiting.values():
+                absent = t.waiting.add(agent_name=wait.agent_name, connected=wait.connected,
+                                       connected_games=wait.games, since=convert.timestamp(wait.since),
+                                       reason=wait.describe(config.game_id))
+                absent.remaining.FromNanoseconds(int(max(0.0, config.absent_timeout - (now - wait.started)) * 1e9))
         return t
 
     # ---- matches --------------------------------------------------------------------------------------------
@@ -192,15 +241,17 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         limit = min(request.page_size or 100, 1000)
         before = None
         if request.page_token:
+            created, _, match_id = request.page_token.partition(" ")
             try:
-                before = float(request.page_token)
+                before = (float(created), match_id)
             except ValueError:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "invalid page_token")
         matches = self.store.list_matches(
             tournament_id=request.tournament_id, game_id=request.game_id, agent_name=request.agent_name,
             status=convert.MATCH_STATUS_NAMES.get(request.status, ""), limit=limit + 1, before=before,
         )
-        next_token = repr(matches[limit - 1].created_at) if len(matches) > limit else ""
+        last = matches[limit - 1] if len(matches) > limit else None
+        next_token = f"{last.created_at!r} {last.match_id}" if last else ""
         return pb.ListMatchesResponse(matches=[convert.match_info(m, reveal_seed=True) for m in matches[:limit]],
                                       next_page_token=next_token)
 
@@ -219,7 +270,8 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
     # ---- leaderboards ----------------------------------------------------------------------------------------
     async def GetLeaderboard(self, request, context):
         await auth.require(self.store, context, "spectate")
-        if request.bradley_terry.resamples > MAX_RESAMPLES or request.trueskill.orders > MAX_ORDERS:
+        if (request.bradley_terry.resamples > MAX_RESAMPLES or request.elo.resamples > MAX_RESAMPLES
+                or request.trueskill.orders > MAX_ORDERS):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 f"at most {MAX_RESAMPLES} resamples and {MAX_ORDERS} random orders")
         try:
@@ -258,16 +310,19 @@ def leaderboard_response(board: Leaderboard) -> pb.GetLeaderboardResponse:
     return pb.GetLeaderboardResponse(
         method=RATING_METHODS[board.method], matches_counted=board.matches_counted,
         description=board.description, games=board.games, confidence_level=board.level,
-        resamples=board.resamples, preset=board.preset,
+        resamples=board.resamples, preset=board.preset, has_interval=board.has_interval,
+        provisional_matches=board.provisional_matches,
         entries=[pb.LeaderboardEntry(rank=r.rank, agent_name=r.agent_name, rating=r.rating, lower=r.lower,
                                      upper=r.upper, matches=r.matches, wins=r.wins, draws=r.draws,
-                                     losses=r.losses, details=r.extra) for r in board.rows],
+                                     losses=r.losses, details=r.extra, provisional=r.provisional)
+                 for r in board.rows],
     )
 
 
 def leaderboard_query(request: pb.GetLeaderboardRequest) -> LeaderboardQuery:
     """The ratings query a GetLeaderboardRequest asks for (proto defaults → the methods' defaults)."""
     bt, ts, elo, nra = request.bradley_terry, request.trueskill, request.elo, request.nra
+    prior = bt.prior if bt.HasField("prior") else 1.0
     return LeaderboardQuery(
         method=METHOD_NAMES.get(request.method, ""), game_id=request.game_id, suite=request.suite,
         agents=list(request.agents) or None,
@@ -278,12 +333,14 @@ def leaderboard_query(request: pb.GetLeaderboardRequest) -> LeaderboardQuery:
         bt=BTOptions(
             resamples=bt.resamples or 1000, level=bt.confidence_level or 0.90, seed=bt.seed,
             anchor=bt.anchor_agent or None, anchor_rating=bt.anchor_rating, scale=bt.scale or 1.0,
-            alpha=bt.regularization if bt.HasField("regularization") else 0.001,
-            point="mean" if bt.point == pb.BRADLEY_TERRY_POINT_BOOTSTRAP_MEAN else "mle",
+            alpha=bt.regularization if bt.HasField("regularization") else (0.0 if prior else 0.001),
+            point="mean" if bt.point == pb.BRADLEY_TERRY_POINT_BOOTSTRAP_MEAN else "mle", prior=prior,
         ),
         trueskill_orders=ts.orders, trueskill_seed=ts.seed,
         elo=EloOptions(k_factor=elo.k_factor or 32.0,
-                       initial=elo.initial_rating if elo.HasField("initial_rating") else 1500.0),
+                       initial=elo.initial_rating if elo.HasField("initial_rating") else 1500.0,
+                       resamples=elo.resamples if elo.HasField("resamples") else 1000,
+                       level=elo.confidence_level or 0.95, seed=elo.seed),
         nra_opponent=nra.opponent,
         nra_variant="abs_sum" if nra.variant == pb.NRA_VARIANT_ABSOLUTE_OF_SUM else "sum_abs",
     )
@@ -291,4 +348,4 @@ def leaderboard_query(request: pb.GetLeaderboardRequest) -> LeaderboardQuery:
 
 def _failure_policy(rules: Rules) -> match_pb2.FailurePolicy:
     return match_pb2.FailurePolicy(max_retries=rules.max_retries, on_failure=convert.FAILURE_ACTIONS[rules.on_failure],
-                                   max_replays=rules.max_replays)
+                                   max_replays=rules.max_replays, illegal_move_forfeits=rules.on_illegal == "forfeit")

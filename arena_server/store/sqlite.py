@@ -195,6 +195,15 @@ class Store:
     def get_key(self, key_id: str) -> sqlite3.Row | None:
         return self._db.execute("SELECT * FROM api_keys WHERE key_id = ? AND revoked = 0", (key_id,)).fetchone()
 
+    def list_keys(self) -> list[sqlite3.Row]:
+        """Every key, revoked ones included, oldest first (hashes are never shown by callers)."""
+        return self._db.execute("SELECT * FROM api_keys ORDER BY created_at").fetchall()
+
+    def revoke_key(self, key_id: str) -> bool:
+        """Revokes a key for good; False when no such key is active."""
+        cursor = self._db.execute("UPDATE api_keys SET revoked = 1 WHERE key_id = ? AND revoked = 0", (key_id,))
+        return cursor.rowcount == 1
+
     def has_admin_key(self) -> bool:
         row = self._db.execute("SELECT 1 FROM api_keys WHERE revoked = 0 AND scopes LIKE '%admin%' LIMIT 1").fetchone()
         return row is not None
@@ -205,6 +214,10 @@ class Store:
             "INSERT INTO tournaments(tournament_id, config, status, created_at) VALUES (?, ?, ?, ?)",
             (tournament_id, json.dumps(config), status, time.time()),
         )
+
+    def set_tournament_config(self, tournament_id: str, config: dict[str, Any]) -> None:
+        """Replaces a tournament's stored configuration (a sampled tournament's growing plan)."""
+        self._write("UPDATE tournaments SET config = ? WHERE tournament_id = ?", (json.dumps(config), tournament_id))
 
     def set_tournament_status(self, tournament_id: str, status: str, error: str = "") -> None:
         self._write(
@@ -264,7 +277,9 @@ class Store:
         return _match_from_row(row) if row else None
 
     def list_matches(self, *, tournament_id: str = "", game_id: str = "", agent_name: str = "", status: str = "",
-                     limit: int = 100, before: float | None = None) -> list[MatchRecord]:
+                     limit: int = 100, before: tuple[float, str] | None = None) -> list[MatchRecord]:
+        """Newest first; `before` = (created_at, match_id) of the last match of the previous page
+        (both, so that matches created in the same instant are neither skipped nor repeated)."""
         query = "SELECT m.* FROM matches m"
         where, args = [], []
         if agent_name:
@@ -275,11 +290,11 @@ class Store:
                 where.append(f"m.{column} = ?")
                 args.append(value)
         if before is not None:
-            where.append("m.created_at < ?")
-            args.append(before)
+            where.append("(m.created_at < ? OR (m.created_at = ? AND m.match_id < ?))")
+            args += [before[0], before[0], before[1]]
         if where:
             query += " WHERE " + " AND ".join(where)
-        query += " ORDER BY m.created_at DESC LIMIT ?"
+        query += " ORDER BY m.created_at DESC, m.match_id DESC LIMIT ?"
         args.append(limit)
         return [_match_from_row(r) for r in self._db.execute(query, args)]
 

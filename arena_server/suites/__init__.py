@@ -3,8 +3,10 @@ their parameters, opponents, match counts, seat rotation and failure policy — 
 ordinary tournaments for the agent under evaluation."""
 
 from .base import Suite, SuiteGame
+from .gamabench import GAMABENCH
 from .gtbench import GTBENCH
+from .llmarena import LLMARENA
 
-SUITES: dict[str, Suite] = {s.name: s for s in (GTBENCH,)}
+SUITES: dict[str, Suite] = {s.name: s for s in (GTBENCH, GAMABENCH, LLMARENA)}
 
 __all__ = ["SUITES", "Suite", "SuiteGame"]

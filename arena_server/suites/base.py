@@ -1,7 +1,17 @@
-"""What a suite is: games, opponents, match counts and rules, turned into tournaments."""
+"""What a suite is: games, opponents, match counts and rules, turned into tournaments.
+
+Each game of a suite is played in one of these formats:
+- "gauntlet": the agent against each fixed opponent, seats alternating evenly (GTBench);
+- "self_play": the agent in every seat of each run (GAMA-Bench; LLMArena's Hanabi);
+- "sampled": each match against opponents drawn at random from the operator's pool, in random
+  seats (LLMArena's random pairing), optionally until the agent's TrueSkill converges; with a
+  `challenger_seat_parameter`, the agent's seat is passed to the game in that (secret) parameter,
+  e.g. to make it Undercover's undercover.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import arena_engines
@@ -14,8 +24,14 @@ from ..tournaments import TournamentConfig
 class SuiteGame:
     game_id: str
     preset: str | None
-    opponents: tuple[str, ...]
-    scoring: str                  # how the suite scores a match: "beat_the_opponent" | "earn_rewards"
+    opponents: tuple[str, ...]    # fixed opponents (gauntlet); empty: the operator's pool ("sampled")
+    scoring: str                  # how the suite scores a match: "beat_the_opponent" | "earn_rewards" | ...
+    players: int = 2              # seats per match
+    format: str | None = None     # overrides the suite's format for this game
+    matches: int | None = None    # overrides the suite's match count for this game
+    rules: Rules | None = None    # overrides the suite's rules for this game (e.g. fewer re-asks)
+    convergence: dict[str, float] | None = None    # "sampled": play batches until TrueSkill settles
+    challenger_seat_parameter: str = ""            # "sampled": the game parameter that gets the agent's seat
 
 
 @dataclass(frozen=True)
@@ -23,26 +39,50 @@ class Suite:
     name: str
     description: str
     games: tuple[SuiteGame, ...]
-    matches_per_pairing: int      # counted (valid) matches per agent-opponent pairing
+    matches_per_pairing: int      # counted (valid) matches per agent-opponent pairing; self-play: runs per game
     rules: Rules
+    format: str = "gauntlet"      # the games' format unless a game says otherwise (see the module docstring)
+    needs_pool: bool = False      # the operator names the opponents (RunSuite's opponents)
 
     def missing_games(self) -> list[str]:
         known = set(arena_engines.game_ids())
         return [g.game_id for g in self.games if g.game_id not in known]
 
-    def tournaments(self, agent: str, *, matches_per_pairing: int | None = None, seed: int = 0) -> list[TournamentConfig]:
-        """One gauntlet per game: `agent` against each opponent, seats alternating evenly."""
+    def tournaments(self, agent: str, *, matches_per_pairing: int | None = None, seed: int = 0,
+                    max_retries: int | None = None, opponents: tuple[str, ...] = ()) -> list[TournamentConfig]:
+        """One tournament per game for `agent`. `matches_per_pairing` scales every game's count (the
+        suite's count for games without their own); `max_retries` replaces every game's cap on
+        re-asks; `opponents` is the operator's pool for "sampled" games."""
         missing = self.missing_games()
         if missing:
             raise ValueError(f"suite {self.name!r} needs games this server lacks: {', '.join(missing)}")
-        matches = matches_per_pairing or self.matches_per_pairing
-        if matches % 2:
-            raise ValueError("matches per pairing must be even, so seats alternate evenly")
-        return [
-            TournamentConfig(
-                name=f"{self.name}: {agent} at {g.game_id}", game_id=g.game_id, agents=[agent, *g.opponents],
-                preset=g.preset, games_per_pairing=matches // 2, players_per_match=2, rules=self.rules,
-                seed=seed + index if seed else 0, format="gauntlet", suite=self.name,
-            ).validate()
-            for index, g in enumerate(self.games)
-        ]
+        if self.needs_pool and not opponents:
+            raise ValueError(f"suite {self.name!r} plays its agent against opponents you name: give at least one")
+        if agent in opponents:
+            raise ValueError("the agent under evaluation cannot also be one of its opponents")
+        configs = []
+        for index, g in enumerate(self.games):
+            rules = g.rules or self.rules
+            if max_retries is not None:
+                rules = dataclasses.replace(rules, max_retries=max_retries)
+            matches = matches_per_pairing or g.matches or self.matches_per_pairing
+            form = g.format or self.format
+            common = dict(name=f"{self.name}: {agent} at {g.game_id}", game_id=g.game_id, preset=g.preset,
+                          players_per_match=g.players, rules=rules, seed=seed + index if seed else 0, suite=self.name)
+            if form == "self_play":
+                config = TournamentConfig(agents=[agent], games_per_pairing=matches, format="self_play", **common)
+            elif form == "sampled":
+                convergence = g.convergence
+                if convergence and matches_per_pairing:      # a shortened run keeps the rule, scaled down
+                    batch = min(convergence["batch"], matches)
+                    convergence = {**convergence, "batch": batch, "max_matches": matches + batch}
+                config = TournamentConfig(agents=[agent, *(g.opponents or opponents)], games_per_pairing=matches,
+                                          format="sampled", convergence=convergence,
+                                          challenger_seat_parameter=g.challenger_seat_parameter, **common)
+            else:
+                if matches % 2:
+                    raise ValueError("matches per pairing must be even, so seats alternate evenly")
+                config = TournamentConfig(agents=[agent, *g.opponents], games_per_pairing=matches // 2,
+                                          format="gauntlet", **common)
+            configs.append(config.validate())
+        return configs

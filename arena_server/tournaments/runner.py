@@ -1,12 +1,21 @@
 """Plays a tournament's schedule: starts each match as soon as its agents have a free slot,
 and replays void matches (void-and-replay policy) up to the replay cap. Where the schedule stands
 is read from the store, so a runner started after a server restart carries on where the last one
-stopped."""
+stopped.
+
+A seat it cannot fill is never waited on silently: an agent that is not connected for the game
+(not connected at all, or connected for other games only) is reported at once in the log and in
+`waiting` (which GetTournament shows), again every minute, and after the tournament's
+`absent_timeout` the `on_absent` rule applies: "fail" ends the tournament (status failed, the error
+naming the agent), "failure_policy" plays the agent's matches without it, its seats left to the
+matches' failure policy (random legal moves, forfeit or void). An agent that is connected for the
+game but busy in other matches is not absent: its matches start when it has room."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -17,13 +26,17 @@ import arena_engines
 from ..coordinator import Coordinator
 from ..house import HOUSE_AGENTS, HouseSeat
 from ..lobby import Lobby
-from ..referee import MatchRunner, Rules
+from ..referee import MatchRunner, Rules, SeatEndpoint
 from ..referee.match import FAILURE_POLICIES
 from ..service.agent import RemoteSeat
 from ..store import Store
 from .schedules import SCHEDULES
 
 log = structlog.get_logger("arena.tournaments")
+
+ABSENT_RULES = ("fail", "failure_policy")
+DEFAULT_ABSENT_TIMEOUT = 300.0     # seconds a tournament waits for an agent that is not connected
+REPORT_EVERY = 60.0                # seconds between log lines about the same absent agent
 
 
 @dataclass
@@ -39,9 +52,25 @@ class TournamentConfig:
     seed: int = 0
     format: str = "round_robin"         # a key of SCHEDULES
     suite: str = ""                     # the suite that created the tournament, if any
+    absent_timeout: float = DEFAULT_ABSENT_TIMEOUT   # seconds before on_absent applies to a missing agent
+    on_absent: str = "fail"             # one of ABSENT_RULES
+    seat_sides: list[int] | None = None  # team games: the side of each seat (set by validate)
+    # "sampled" format: {"batch", "threshold", "max_matches"}: after the planned matches, `batch` more
+    # until the first agent's TrueSkill μ moved less than `threshold` over the last batch (LLMArena).
+    convergence: dict[str, float] | None = None
+    matches_planned: int = 0            # "sampled": matches planned so far (games_per_pairing at first)
+    challenger_seat_parameter: str = ""  # a game parameter set to the first agent's seat in each match
 
     def seatings(self) -> list[list[str]]:
-        return SCHEDULES[self.format](self.agents, self.players_per_match, self.games_per_pairing)
+        """The agent in each seat of each match. In team games the schedule pairs agents (one per
+        side) and each holds every seat of its side."""
+        if self.format == "sampled":
+            return SCHEDULES["sampled"](self.agents, self.players_per_match,
+                                        self.matches_planned or self.games_per_pairing, self.seed)
+        if not self.seat_sides:
+            return SCHEDULES[self.format](self.agents, self.players_per_match, self.games_per_pairing)
+        groups = SCHEDULES[self.format](self.agents, len(set(self.seat_sides)), self.games_per_pairing)
+        return [[group[side] for side in self.seat_sides] for group in groups]
 
     def validate(self) -> "TournamentConfig":
         """Resolves defaults and checks the game, parameters and schedule; raises ValueError/KeyError."""
@@ -52,15 +81,29 @@ class TournamentConfig:
             self.players_per_match = spec.min_players
         if not spec.min_players <= self.players_per_match <= spec.max_players:
             raise ValueError(f"{self.game_id} takes {spec.min_players}-{spec.max_players} players per match")
+        # Engines check parameter values when they build a game: build one now, so a bad value is
+        # refused here rather than failing the tournament at its first match.
+        sides = arena_engines.load_game(self.game_id, self.parameters, num_players=self.players_per_match).seat_sides()
+        self.seat_sides = sides if sides != list(range(self.players_per_match)) else None
         if self.games_per_pairing < 1:
             raise ValueError("games_per_pairing must be at least 1")
         if self.rules.on_failure not in FAILURE_POLICIES:
             raise ValueError(f"unknown failure action {self.rules.on_failure!r}")
         if self.format not in SCHEDULES:
             raise ValueError(f"unknown tournament format {self.format!r} (known: {', '.join(SCHEDULES)})")
-        self.seatings()
+        if self.on_absent not in ABSENT_RULES:
+            raise ValueError(f"unknown rule for absent agents {self.on_absent!r} (known: {', '.join(ABSENT_RULES)})")
+        if self.absent_timeout <= 0:
+            raise ValueError("the wait for absent agents must be positive")
+        cannot = [a for a in self.agents if a in HOUSE_AGENTS and not HOUSE_AGENTS[a][1](0).plays(self.game_id)]
+        if cannot:
+            raise ValueError(f"house agent{'s' if len(cannot) > 1 else ''} {', '.join(cannot)} cannot play "
+                             f"{self.game_id}")
+        if self.convergence is not None and (self.format != "sampled" or self.convergence.get("batch", 0) < 1):
+            raise ValueError("a convergence rule needs the sampled format and a batch of at least one match")
         if not self.seed:
             self.seed = secrets.randbits(62)
+        self.seatings()
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,6 +116,40 @@ class TournamentConfig:
         return cls(**data)
 
 
+@dataclass
+class Waiting:
+    """An agent the tournament cannot seat because it is not connected for the game."""
+
+    agent_name: str
+    connected: bool                     # connected at all (for other games)
+    games: list[str]                    # the games it is connected for
+    since: float                        # wall-clock time the wait began
+    started: float = field(default_factory=time.monotonic)
+    reported: float = field(default_factory=time.monotonic)
+
+    def describe(self, game_id: str) -> str:
+        if not self.connected:
+            return f"{self.agent_name} is not connected"
+        return f"{self.agent_name} is connected for {', '.join(self.games) or 'no game'} but not for {game_id}"
+
+
+class AbsentSeat(SeatEndpoint):
+    """The seat of an agent the tournament stopped waiting for: it never answers, so the match's
+    failure policy decides every one of its moves (or ends the match)."""
+
+    def __init__(self, agent_name: str):
+        self.agent_name = agent_name
+
+    def notify(self, message) -> None:
+        pass
+
+    async def ask(self, request, timeout: float):
+        return None
+
+    def connected(self) -> bool:
+        return False
+
+
 class TournamentRunner:
     def __init__(self, tournament_id: str, config: TournamentConfig, store: Store, lobby: Lobby,
                  coordinator: Coordinator):
@@ -82,38 +159,94 @@ class TournamentRunner:
         self.lobby = lobby
         self.coordinator = coordinator
         self.log = log.bind(tournament_id=tournament_id)
+        self.waiting: dict[str, Waiting] = {}
+        self.given_up: set[str] = set()     # absent agents whose seats the failure policy takes
+        self.in_flight: dict[asyncio.Future, tuple[int, MatchRunner]] = {}
 
     async def run(self) -> None:
-        config = self.config
-        seatings = config.seatings()
         try:
-            queue, in_flight, replays = self._progress(seatings)
-            self.log.info("tournament started", matches=len(seatings), game_id=config.game_id, to_start=len(queue),
-                          running=len(in_flight))
-            while queue or in_flight:
-                still_queued = []
-                for index, seating in queue:
-                    runner = self._try_start(index, seating, replays.get(frozenset(seating), 0))
-                    if runner is None:
-                        still_queued.append((index, seating))
-                    else:
-                        in_flight[runner.finished] = (index, runner)
-                queue = still_queued
-                if not in_flight:
-                    await asyncio.sleep(0.1)   # waiting for agents to connect or free a slot
-                    continue
-                done, _ = await asyncio.wait(list(in_flight), timeout=0.1, return_when=asyncio.FIRST_COMPLETED)
-                for future in done:
-                    index, runner = in_flight.pop(future)
-                    if self._takes_replay(seatings[index], future.result()["reason"], replays):
-                        queue.append((index, seatings[index]))
-            self.store.set_tournament_status(self.tournament_id, "finished")
-            self.log.info("tournament finished", counts=self.store.tournament_counts(self.tournament_id))
+            while await self._play(self.config.seatings()):
+                if not self._extend():
+                    self.store.set_tournament_status(self.tournament_id, "finished")
+                    self.log.info("tournament finished", counts=self.store.tournament_counts(self.tournament_id))
+                    return
         except asyncio.CancelledError:
             raise
         except Exception as e:
             self.log.exception("tournament failed")
             self.store.set_tournament_status(self.tournament_id, "failed", str(e))
+
+    def _extend(self) -> bool:
+        """Plans another batch of a sampled tournament whose first agent's TrueSkill μ has not settled
+        (and that is under its cap); the plan is stored, so a restarted runner keeps it."""
+        rule, config = self.config.convergence, self.config
+        if not rule:
+            return False
+        planned = len(config.seatings())
+        if planned >= rule["max_matches"]:
+            self.log.info("tournament reached its match cap before converging", matches=planned)
+            return False
+        change = self._last_batch_change(int(rule["batch"]))
+        if change is not None and change < rule["threshold"]:
+            self.log.info("TrueSkill converged", matches=planned, last_batch_change=round(change, 4))
+            return False
+        config.matches_planned = min(planned + int(rule["batch"]), int(rule["max_matches"]))
+        self.store.set_tournament_config(self.tournament_id, config.to_dict())
+        self.log.info("TrueSkill not yet converged; another batch", matches=config.matches_planned,
+                      last_batch_change=None if change is None else round(change, 4))
+        return True
+
+    def _last_batch_change(self, batch: int) -> float | None:
+        """|Δμ| of the first agent over the last `batch` finished matches (LLMArena's TrueSkill)."""
+        from ..ratings.trueskill_board import TRUESKILL_PRESETS, TrueSkillBoard
+
+        matches = list(self.store.finished_matches(tournament_id=self.tournament_id))
+        if len(matches) <= batch:
+            return None
+        board = TrueSkillBoard(TRUESKILL_PRESETS["llmarena"])
+        agent, before = self.config.agents[0], None
+        for position, match in enumerate(matches):
+            if position == len(matches) - batch:
+                before = board.rating(agent).mu
+            board.update(match)
+        return abs(board.rating(agent).mu - before)
+
+    async def _play(self, seatings: list[list[str]]) -> bool:
+        """Plays every open slot of `seatings` to its end; False when the tournament was stopped."""
+        config = self.config
+        queue, in_flight, replays = self._progress(seatings)
+        self.in_flight = in_flight
+        self.log.info("tournament started", matches=len(seatings), game_id=config.game_id, to_start=len(queue),
+                      running=len(in_flight))
+        while queue or in_flight:
+            still_queued = []
+            absent: dict[str, tuple[bool, list[str]]] = {}
+            for index, seating in queue:
+                runner = self._try_start(index, seating, replays.get(frozenset(seating), 0), absent)
+                if runner is None:
+                    still_queued.append((index, seating))
+                else:
+                    in_flight[runner.finished] = (index, runner)
+            queue = still_queued
+            expired = self._note_absent(absent)
+            if expired:
+                if config.on_absent == "fail":
+                    error = "; ".join(w.describe(config.game_id) for w in expired)
+                    await self.stop("failed", f"gave up after waiting {config.absent_timeout:g} s: {error}")
+                    return False
+                self.given_up.update(w.agent_name for w in expired)
+                self.log.warning("playing without absent agents; the failure policy takes their seats",
+                                 agents=[w.agent_name for w in expired], policy=config.rules.on_failure)
+                continue
+            if not in_flight:
+                await asyncio.sleep(0.1)   # waiting for agents to connect or free a slot
+                continue
+            done, _ = await asyncio.wait(list(in_flight), timeout=0.1, return_when=asyncio.FIRST_COMPLETED)
+            for future in done:
+                index, runner = in_flight.pop(future)
+                if self._takes_replay(seatings[index], future.result()["reason"], replays):
+                    queue.append((index, seatings[index]))
+        return True
 
     def _progress(self, seatings: list[list[str]]):
         """(slots to start, matches in flight, replays used per pairing) as the store records them.
@@ -155,18 +288,68 @@ class TournamentRunner:
         replays[pairing] = replays.get(pairing, 0) + 1
         return True
 
-    def _try_start(self, index: int, seating: list[str], replay: int) -> MatchRunner | None:
+    async def stop(self, status: str, error: str = "") -> None:
+        """Ends the tournament for good ("failed" or "cancelled"): its running matches are aborted
+        (void), and the status is stored, so it never resumes."""
+        self.store.set_tournament_status(self.tournament_id, status, error)
+        for _, runner in list(self.in_flight.values()):
+            await self.coordinator.abort(runner.record.match_id, f"tournament {status}")
+        self.waiting.clear()
+        self.log.warning(f"tournament {status}", error=error)
+
+    def _note_absent(self, absent: dict[str, tuple[bool, list[str]]]) -> list[Waiting]:
+        """Updates `waiting` from this round's absent agents (name -> (connected, games)), logs new and
+        long waits, and returns the waits past the tournament's absent_timeout."""
+        now = time.monotonic()
+        for name in list(self.waiting):
+            if name not in absent:
+                self.log.info("absent agent arrived", agent=name, waited=round(now - self.waiting[name].started, 1))
+                del self.waiting[name]
+        expired = []
+        for name, (connected, games) in absent.items():
+            wait = self.waiting.get(name)
+            if wait is None:
+                wait = self.waiting[name] = Waiting(name, connected, games, since=time.time())
+                self.log.warning("tournament waiting for an agent", reason=wait.describe(self.config.game_id),
+                                 gives_up_in=self.config.absent_timeout, rule=self.config.on_absent)
+            else:
+                wait.connected, wait.games = connected, games
+                if now - wait.reported >= REPORT_EVERY:
+                    wait.reported = now
+                    self.log.warning("tournament still waiting for an agent", reason=wait.describe(self.config.game_id),
+                                     waited=round(now - wait.started), gives_up_in=round(
+                                         self.config.absent_timeout - (now - wait.started)))
+            if now - wait.started >= self.config.absent_timeout:
+                expired.append(wait)
+        for wait in expired:
+            del self.waiting[wait.agent_name]
+        return expired
+
+    def _try_start(self, index: int, seating: list[str], replay: int,
+                   absent: dict[str, tuple[bool, list[str]]]) -> MatchRunner | None:
+        """Starts the match of `seating` if every agent can take a seat now; else notes in `absent`
+        the agents that are not connected for the game and returns None."""
         seed = (self.config.seed + index * 1_000_003 + replay * 7_919) % (1 << 63)
-        seats = []
+        seats: list[SeatEndpoint] = []
         for seat, name in enumerate(seating):
             if name in HOUSE_AGENTS:
                 seats.append(HouseSeat(name, seed + seat))
                 continue
             session = self.lobby.session_for(name, self.config.game_id)
-            if session is None:
-                return None
-            seats.append(RemoteSeat(session))
+            if session is None and name in self.given_up:
+                seats.append(AbsentSeat(name))
+            elif session is None:
+                games = self.lobby.games_of(name)
+                if games is None or self.config.game_id not in games:
+                    absent[name] = (games is not None, sorted(games or ()))
+            else:
+                seats.append(RemoteSeat(session))
+        if len(seats) < len(seating):
+            return None
+        parameters = self.config.parameters
+        if self.config.challenger_seat_parameter:
+            parameters = {**parameters, self.config.challenger_seat_parameter: seating.index(self.config.agents[0])}
         return self.coordinator.start_match(
-            self.config.game_id, self.config.parameters, seats, rules=self.config.rules,
-            tournament_id=self.tournament_id, seed=seed,
+            self.config.game_id, parameters, seats, rules=self.config.rules,
+            tournament_id=self.tournament_id, seed=seed, teams=self.config.seat_sides,
         )

@@ -1,11 +1,14 @@
 """Tournament schedules: which agents meet, and in which seats.
 
-Both schedules rotate seats cyclically, so within each group every agent holds every seat
-equally often (GTBench: each participant moves first in half of a pairing's matches).
+Round robin and gauntlet rotate seats cyclically, so within each group every agent holds every seat
+equally often (GTBench: each participant moves first in half of a pairing's matches). Self-play
+seats one agent in every seat of every match (GAMA-Bench's ten copies of one model). Sampled draws
+each match's opponents and seats at random (LLMArena), as many matches as the tournament plans.
 """
 
 from __future__ import annotations
 
+import random
 from itertools import combinations
 
 
@@ -35,4 +38,29 @@ def gauntlet(agents: list[str], players_per_match: int, games_per_pairing: int) 
             for s in _rotations((challenger, *others), games_per_pairing)]
 
 
-SCHEDULES = {"round_robin": round_robin, "gauntlet": gauntlet}
+def self_play(agents: list[str], players_per_match: int, games_per_pairing: int) -> list[list[str]]:
+    """`games_per_pairing` matches, each with the one agent in all `players_per_match` seats."""
+    if len(agents) != 1:
+        raise ValueError(f"self-play takes exactly one agent, not {len(agents)}")
+    if players_per_match < 1:
+        raise ValueError("self-play matches need at least one seat")
+    return [[agents[0]] * players_per_match for _ in range(games_per_pairing)]
+
+
+def sampled(agents: list[str], players_per_match: int, matches: int, seed: int) -> list[list[str]]:
+    """The first agent in each of `matches` matches, every other seat drawn uniformly from the
+    others (with replacement: one opponent may hold several seats, as Undercover's four civilians),
+    in uniformly random seats (LLMArena's random pairing and first mover). Match i depends only on
+    (seed, i), so extending the schedule keeps the matches already planned."""
+    if len(set(agents)) != len(agents) or len(agents) < 2:
+        raise ValueError("a sampled schedule needs the agent and at least one distinct opponent")
+    out = []
+    for index in range(matches):
+        rng = random.Random(f"{seed}:{index}")
+        seating = [agents[0], *rng.choices(agents[1:], k=players_per_match - 1)]
+        rng.shuffle(seating)
+        out.append(seating)
+    return out
+
+
+SCHEDULES = {"round_robin": round_robin, "gauntlet": gauntlet, "self_play": self_play, "sampled": sampled}

@@ -10,6 +10,7 @@ import pytest
 
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import match_pb2
+from arena_server.convert import from_struct
 
 from ..conftest import agent_process
 from .helpers import wait_connected
@@ -74,6 +75,90 @@ def test_gtbench_suite_runs_for_a_remote_agent_and_reports_each_pairing(server):
             seats.setdefault((m.game_id, opponent), []).append(
                 next(p.seat for p in m.players if p.agent_name == "candidate"))
         assert len(seats) == 18 and all(sorted(s) == [0, 1] for s in seats.values())   # each side first once
+    finally:
+        agent.terminate()
+        agent.wait(10)
+
+
+GAMABENCH_GAMES = ["guess_two_thirds_average", "el_farol_bar", "divide_the_dollar", "public_goods", "diners_dilemma",
+                   "sealed_bid_auction", "battle_royale", "pirate_game"]
+
+
+def test_gamabench_suite_seats_one_agent_in_all_ten_seats_and_prints_the_eight_scores(server):
+    agent = agent_process(server, "gama-candidate", "random", *sum((["--game", g] for g in GAMABENCH_GAMES), []),
+                          "--no-ladder", "--concurrency", "2")
+    try:
+        wait_connected(server, "gama-candidate")
+        run = subprocess.run([sys.executable, "-m", "arena_server.cli", "suite", "run", "gamabench", "--agent",
+                              "gama-candidate", "--matches-per-pairing", "2", "--max-retries", "3", "--server",
+                              server.address, "--key", server.admin_key, "--timeout", "600"],
+                             capture_output=True, text=True, timeout=660)
+        assert run.returncode == 0, run.stderr + server.log_path.read_text()[-2000:]
+        rows = {line.split()[0]: line.split() for line in run.stdout.splitlines()
+                if line.split() and line.split()[0] in GAMABENCH_GAMES + ["Overall"]}
+        assert set(rows) == set(GAMABENCH_GAMES) | {"Overall"}, run.stdout
+        for game in GAMABENCH_GAMES + ["Overall"]:
+            runs, score, std, *per_run = rows[game][1:]
+            assert runs == "2" and len(per_run) == 2
+            assert float(score) == pytest.approx(sum(map(float, per_run)) / 2, abs=0.011)   # all rounded to 0.01
+        overall = [sum(float(rows[g][4 + i]) for g in GAMABENCH_GAMES) / 8 for i in range(2)]
+        assert [float(x) for x in rows["Overall"][4:]] == pytest.approx(overall, abs=0.02)
+        matches = server.arena_stub().ListMatches(apb.ListMatchesRequest(agent_name="gama-candidate", page_size=100),
+                                                  metadata=server.metadata()).matches
+        assert len(matches) == 16
+        for m in matches:
+            assert [p.agent_name for p in m.players] == ["gama-candidate"] * 10
+            assert m.status == match_pb2.MATCH_STATUS_FINISHED
+            assert m.failure_policy.max_retries == 3
+            assert m.failure_policy.on_failure == match_pb2.FAILURE_ACTION_GAME_DEFAULT
+        # The suite score is also a leaderboard, computed from the same log.
+        board = server.arena_stub().GetLeaderboard(apb.GetLeaderboardRequest(
+            suite="gamabench", method=apb.RATING_METHOD_SUITE_SCORE), metadata=server.metadata())
+        (entry,) = [e for e in board.entries if e.agent_name == "gama-candidate"]
+        assert entry.rating == pytest.approx(float(rows["Overall"][2]), abs=0.01)
+    finally:
+        agent.terminate()
+        agent.wait(10)
+
+
+LLMARENA_GAMES = ["tic_tac_toe", "connect_four", "texas_holdem_no_limit", "sealed_bid_auction", "negotiation",
+                  "undercover", "hanabi"]
+
+
+def test_llmarena_suite_pairs_the_agent_with_the_pool_and_prints_the_normalised_table(server):
+    agent = agent_process(server, "arena-candidate", "random", *sum((["--game", g] for g in LLMARENA_GAMES), []),
+                          "--no-ladder", "--concurrency", "4")
+    try:
+        wait_connected(server, "arena-candidate")
+        run = subprocess.run([sys.executable, "-m", "arena_server.cli", "suite", "run", "llmarena", "--agent",
+                              "arena-candidate", "--opponents", "random", "--matches-per-pairing", "4", "--server",
+                              server.address, "--key", server.admin_key, "--timeout", "600"],
+                             capture_output=True, text=True, timeout=660)
+        assert run.returncode == 0, run.stderr + server.log_path.read_text()[-2000:]
+        table = run.stdout[run.stdout.index("\nagent ") + 1:].splitlines()[1:]
+        rows = {line.split()[0]: line for line in table if line.split()}
+        assert "arena-candidate" in rows and "random" in rows, run.stdout
+        candidate = rows["arena-candidate"].split()
+        assert rows["arena-candidate"].count("(") == 7      # a raw score in every environment
+        stub = server.arena_stub()
+        matches = stub.ListMatches(apb.ListMatchesRequest(agent_name="arena-candidate", page_size=1000),
+                                   metadata=server.metadata()).matches
+        by_game = {}
+        for m in matches:
+            by_game.setdefault(m.game_id, []).append(m)
+        assert set(by_game) == set(LLMARENA_GAMES)
+        for m in by_game["undercover"]:
+            seat = next(p.seat for p in m.players if p.agent_name == "arena-candidate")
+            assert [p.agent_name for p in m.players].count("random") == 4
+            full = stub.GetMatch(apb.GetMatchRequest(match_id=m.match_id), metadata=server.metadata())
+            assert from_struct(full.match.result.details)["undercover"] == seat      # evaluated as the undercover
+        for m in by_game["hanabi"]:
+            assert [p.agent_name for p in m.players] == ["arena-candidate"] * 2
+        assert len(by_game["tic_tac_toe"]) >= 4 and all(m.failure_policy.illegal_move_forfeits for m in matches)
+        board = stub.GetLeaderboard(apb.GetLeaderboardRequest(suite="llmarena", method=apb.RATING_METHOD_SUITE_SCORE),
+                                    metadata=server.metadata())
+        (entry,) = [e for e in board.entries if e.agent_name == "arena-candidate"]
+        assert "average" in entry.details and 0 < entry.details["average"] <= 100
     finally:
         agent.terminate()
         agent.wait(10)

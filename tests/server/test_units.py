@@ -73,6 +73,20 @@ def test_store_round_trips_matches_and_the_log(store):
     assert [m.match_id for m in store.finished_matches(game_id="tic_tac_toe")] == ["m1"]
 
 
+def test_pages_of_matches_created_in_the_same_instant_skip_and_repeat_nothing(store):
+    now = time.time()
+    for i in range(7):
+        store.add_match(_record(f"m{i}", ["a", "b"], [1, 2], now))
+    seen, before = [], None
+    while True:
+        page = store.list_matches(limit=3, before=before)
+        seen += [m.match_id for m in page]
+        if len(page) < 3:
+            break
+        before = (page[-1].created_at, page[-1].match_id)
+    assert seen == [f"m{i}" for i in reversed(range(7))]
+
+
 def test_round_robin_rotates_seats_evenly():
     seatings = round_robin(["a", "b", "c"], 2, 3)
     assert len(seatings) == 3 * 2 * 3
@@ -125,6 +139,28 @@ def test_gauntlet_pits_the_challenger_against_each_opponent_only():
         assert sum(s[0] == "me" for s in pairing) == sum(s[1] == "me" for s in pairing) == 25
     trios = gauntlet(["me", "a", "b", "c"], 3, 1)
     assert len(trios) == 3 * 3 and all("me" in s for s in trios)
+
+
+def test_self_play_seats_one_agent_everywhere_and_refuses_several():
+    from arena_server.tournaments import SCHEDULES
+
+    assert SCHEDULES["self_play"](["me"], 10, 3) == [["me"] * 10] * 3
+    with pytest.raises(ValueError, match="exactly one agent"):
+        SCHEDULES["self_play"](["me", "you"], 10, 1)
+
+
+def test_team_games_pair_one_agent_per_side_and_fill_each_sides_seats():
+    from arena_server.tournaments import TournamentConfig
+
+    config = TournamentConfig(name="t", game_id="tic_tac_toe", agents=["a", "b", "c"], players_per_match=6,
+                              games_per_pairing=1, seat_sides=[0, 0, 0, 1, 1, 1])
+    seatings = config.seatings()
+    assert len(seatings) == 3 * 2      # every pair of agents, each side once per agent
+    assert ["a", "a", "a", "b", "b", "b"] in seatings and ["b", "b", "b", "a", "a", "a"] in seatings
+    assert all(len(set(s[:3])) == 1 and len(set(s[3:])) == 1 and s[0] != s[3] for s in seatings)
+    interleaved = TournamentConfig(name="t", game_id="tic_tac_toe", agents=["a", "b"], players_per_match=4,
+                                   seat_sides=[0, 1, 0, 1]).seatings()
+    assert interleaved == [["a", "b", "a", "b"], ["b", "a", "b", "a"]]
 
 
 @pytest.mark.parametrize("capabilities,events_sent", [((), 2), (("no_match_events",), 0)])
