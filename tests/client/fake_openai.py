@@ -42,8 +42,16 @@ def words(content: str) -> int:
     return len(content.split())
 
 
+def message_text(message: dict) -> str:
+    """A chat message's text; of a message with content parts (text and images), its text parts."""
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content if part.get("type") == "text")
+    return content
+
+
 def prompt_text(body: dict) -> str:
-    return "\n".join(m.get("content") or "" for m in body.get("messages", []))
+    return "\n".join(message_text(m) for m in body.get("messages", []))
 
 
 class FakeOpenAI:
@@ -145,7 +153,7 @@ class FakeOpenAI:
 
 def first_listed_action(body: dict) -> Reply:
     """A model that reads the generic prompt: some chatter, then the first numbered legal action."""
-    listed = re.search(r"^\s*#1\s+(.+)$", body["messages"][-1]["content"], re.MULTILINE)
+    listed = re.search(r"^\s*#1\s+(.+)$", message_text(body["messages"][-1]), re.MULTILINE)
     if not listed:
         return text("I am not sure what to do here.")
     return text(f"Looking at the position, every option has merit.\nI'll go with the first one.\n"

@@ -483,3 +483,27 @@ def test_a_key_refused_mid_run_ends_arena_agent_llm_with_one_line(server, model,
         if bot.poll() is None:
             bot.kill()
             bot.wait(10)
+
+
+def test_with_vision_the_agent_sends_the_pictures_of_its_view_to_the_model(server, model, monkeypatch):
+    model.responder = first_listed_action
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    bot = agent_process(server, "llm-eyes", "llm", "--game", "hive", "--no-ladder", "--model", "fake",
+                        "--base-url", model.base_url, "--vision")
+    try:
+        wait_connected(server, "llm-eyes")
+        tournament = run_tournament(server, "hive", ["llm-eyes", "random"], parameters={"max_turns": 2})
+        assert tournament.status == apb.TOURNAMENT_STATUS_FINISHED, tournament.error
+        assert model.requests
+        for body in model.requests:
+            parts = body["messages"][-1]["content"]
+            assert [p["type"] for p in parts] == ["text", "image_url"]
+            assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,iVBORw0KGgo")   # a PNG
+        # The logged prompt names the image instead of carrying it.
+        match = matches_of(server, tournament.tournament_id)[0]
+        log = server.arena_stub().GetMatch(apb.GetMatchRequest(match_id=match.match_id), metadata=server.metadata()).log
+        prompts = [MessageToDict(e.data)["metadata"]["extra"]["prompt"] for e in log if e.kind == "decision_meta"]
+        assert prompts and all(p[-1]["content"][1]["image_url"]["url"].endswith(" bytes>") for p in prompts)
+    finally:
+        bot.terminate()
+        bot.wait(10)
