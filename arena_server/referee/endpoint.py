@@ -25,6 +25,11 @@ class SeatEndpoint(ABC):
         """The agent's Decision, RESIGNED, or None when it did not answer in time or is gone for good
         (a dropped agent's request waits for it to resume, within its deadline)."""
 
+    async def probe(self, probe: pb.Probe, timeout: float) -> str | None:
+        """The agent's answer to a metric question, or None (not answered in time, or the agent takes
+        no probes). Answers never affect the game."""
+        return None
+
     def connection_key(self) -> object:
         """Seats sharing a key share one connection; match-wide messages go once per key."""
         return id(self)

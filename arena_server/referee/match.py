@@ -133,6 +133,8 @@ class MatchRunner:
         self._round_choices: dict[int, tuple[int, str | None]] = {}
         self._refused: dict[int, tuple[int, str]] = {}       # seat -> (attempts refused, last problem)
         self.abort_reason: str | None = None                  # set before the match task is cancelled to abort it
+        self._probes_asked: set[str] = set()                  # probe ids already asked (and logged)
+        self._probe_answers: list[dict[str, Any]] = []         # what each probe was answered, for the result
         self.finished = asyncio.get_running_loop().create_future()
 
     # ---- public entry points -----------------------------------------------------------------
@@ -216,6 +218,9 @@ class MatchRunner:
                 else:
                     stats.count(data.get("failure", "illegal_actions"))
                     self._refused[seat] = (self._refused.get(seat, (0, ""))[0] + 1, data["problem"])
+            elif entry.kind == "probe":
+                self._probes_asked.add(data["probe_id"])
+                self._probe_answers.append(data)
             elif entry.kind == "event":
                 self._event_seq = data["sequence"] + 1
                 published_moves += data["kind"] in (match_pb2.EVENT_KIND_MOVE, match_pb2.EVENT_KIND_ROUND_RESOLVED)
@@ -242,6 +247,7 @@ class MatchRunner:
         state = self.state
         while not state.is_terminal():
             self._check_resignations()
+            await self._ask_probes()
             if state.is_chance_node():
                 action = self._draw_chance(state)
                 self._append("chance", {"action": action}, public=False)
@@ -294,6 +300,28 @@ class MatchRunner:
             entry["message"] = message
         self._append("choice", entry, public=False)
         return action, message
+
+    async def _ask_probes(self) -> None:
+        """Asks the seats the game's probes that are due and not asked yet, all at once, and logs each
+        answer (privately, until the end); the game goes on whatever they say."""
+        due = [p for p in self.state.probes() if p["probe_id"] not in self._probes_asked]
+        if not due:
+            return
+        deadline = convert.timestamp(time.time() + self.rules.per_decision)
+
+        async def ask(spec):
+            probe = pb.Probe(match_id=self.record.match_id, probe_id=spec["probe_id"], seat=spec["seat"],
+                             question=spec["question"], choices=spec.get("choices", []),
+                             data=convert.to_struct(spec.get("data", {})), deadline=deadline)
+            return await self.endpoints[spec["seat"]].probe(probe, self.rules.per_decision)
+
+        answers = await asyncio.gather(*(ask(spec) for spec in due))
+        for spec, answer in zip(due, answers):
+            self._probes_asked.add(spec["probe_id"])
+            entry = {"probe_id": spec["probe_id"], "seat": spec["seat"], "question": spec["question"],
+                     "data": spec.get("data", {}), "answer": answer, "move": self.state.move_number}
+            self._probe_answers.append(entry)
+            self._append("probe", entry, public=False)
 
     def _draw_chance(self, state) -> int:
         outcomes = state.chance_outcomes()
@@ -469,6 +497,8 @@ class MatchRunner:
 
     def _finish(self, result: dict[str, Any]) -> None:
         result["seat_stats"] = [vars(s) for s in self.stats]
+        if self._probe_answers:      # metrics read them with the result (MAgIC's judgement, reasoning, ...)
+            result["probes"] = self._probe_answers
         status = match_status(result["reason"])
         self._append("end", result, public=True)
         ended_at = time.time()

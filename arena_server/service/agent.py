@@ -39,6 +39,7 @@ log = structlog.get_logger("arena.agent_service")
 HELLO_TIMEOUT = 10.0
 NO_MATCH_EVENTS = "no_match_events"     # Hello capability: the agent takes no MatchEvent
 IMAGES = "images"                       # Hello capability: the agent takes Observation.images
+PROBES = "probes"                       # Hello capability: the agent answers Probe messages
 # Welcome lists at most this many refused games, each with its reason: a Hello is bounded by the
 # message size, but a reason per offered game would multiply it.
 MAX_REJECTED_LISTED = 50
@@ -58,6 +59,8 @@ class AgentSession:
         self.join_ladder = False
         self.match_events = True    # MatchEvents wanted (Hello did not declare "no_match_events")
         self.images = False         # Observation.images wanted (Hello declared "images")
+        self.probes = False         # answers Probe messages (Hello declared "probes")
+        self.pending_probes: dict[tuple[str, str], asyncio.Future] = {}
         self.alive = False          # a stream is attached
         self.abandoned = False      # the grace window passed: its seats are left to the failure policy
         self.stream_epoch = 0       # counts attached streams; a stream that was taken over is stale
@@ -77,6 +80,7 @@ class AgentSession:
         self.join_ladder = hello.join_ladder
         self.match_events = NO_MATCH_EVENTS not in hello.capabilities
         self.images = IMAGES in hello.capabilities
+        self.probes = PROBES in hello.capabilities
 
     # ---- streams ----------------------------------------------------------------------------------
     def attach(self) -> int:
@@ -158,6 +162,30 @@ class AgentSession:
             deadline.cancel()
             self.pending.pop(key, None)
 
+    async def probe(self, probe: pb.Probe, timeout: float) -> str | None:
+        """The agent's answer to a probe; None at the deadline, or at once when the agent takes none."""
+        if not self.probes or self.abandoned:
+            return None
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        key = (probe.match_id, probe.probe_id)
+        self.pending_probes[key] = future
+        self.send(pb.ConnectResponse(probe=probe))
+        deadline = loop.call_later(timeout, _answer_none, future)
+        try:
+            return await future
+        finally:
+            deadline.cancel()
+            self.pending_probes.pop(key, None)
+
+    def on_probe_answer(self, answer: pb.ProbeAnswer) -> pb.Error | None:
+        future = self.pending_probes.get((answer.match_id, answer.probe_id))
+        if future is None or future.done():
+            return pb.Error(code=pb.ERROR_CODE_STALE_DECISION, match_id=echo(answer.match_id),
+                            message=f"probe {echo(answer.probe_id)!r} is not awaited (late, duplicated or never asked)")
+        future.set_result(answer.text)
+        return None
+
     # ---- incoming --------------------------------------------------------------------------------
     def on_decision(self, decision: pb.Decision) -> pb.Error | None:
         """Routes a decision to the request it answers; an Error when it answers none."""
@@ -199,6 +227,9 @@ class RemoteSeat(SeatEndpoint):
 
     async def ask(self, request: pb.DecisionRequest, timeout: float):
         return await self.session.ask(request, timeout)
+
+    async def probe(self, probe: pb.Probe, timeout: float) -> str | None:
+        return await self.session.probe(probe, timeout)
 
     def connection_key(self) -> object:
         return id(self.session)
@@ -387,7 +418,7 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         if kind == "resign":
             return session.on_resign(message.resign)
         if kind == "probe_answer":
-            return None   # no game asks probes yet; answers are accepted and ignored
+            return session.on_probe_answer(message.probe_answer)
         if kind == "hello":
             return pb.Error(code=pb.ERROR_CODE_MALFORMED_MESSAGE, message="Hello may be sent only once, first")
         return pb.Error(code=pb.ERROR_CODE_MALFORMED_MESSAGE, message="empty ConnectRequest: set one field of its oneof")

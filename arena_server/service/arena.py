@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 SCOPE_NAMES = {pb.SCOPE_PLAY: "play", pb.SCOPE_SPECTATE: "spectate", pb.SCOPE_ADMIN: "admin"}
 FORMATS = {"round_robin": pb.TOURNAMENT_FORMAT_ROUND_ROBIN, "gauntlet": pb.TOURNAMENT_FORMAT_GAUNTLET,
-           "self_play": pb.TOURNAMENT_FORMAT_SELF_PLAY, "sampled": pb.TOURNAMENT_FORMAT_SAMPLED}
+           "self_play": pb.TOURNAMENT_FORMAT_SELF_PLAY, "sampled": pb.TOURNAMENT_FORMAT_SAMPLED,
+           "listed": pb.TOURNAMENT_FORMAT_LISTED}
 FORMAT_NAMES = {v: k for k, v in FORMATS.items()} | {pb.TOURNAMENT_FORMAT_UNSPECIFIED: "round_robin"}
 TOURNAMENT_STATUS = {
     "running": pb.TOURNAMENT_STATUS_RUNNING, "finished": pb.TOURNAMENT_STATUS_FINISHED,
@@ -99,6 +100,8 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         )
         if t.format not in FORMAT_NAMES:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown tournament format {t.format}")
+        if FORMAT_NAMES[t.format] == "listed":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "listed tournaments are made by suites only")
         config = TournamentConfig(
             name=t.name or "tournament", game_id=t.game_id, agents=list(t.agents),
             parameters=convert.from_struct(t.parameters), preset=request.preset or None,

@@ -60,10 +60,15 @@ class TournamentConfig:
     convergence: dict[str, float] | None = None
     matches_planned: int = 0            # "sampled": matches planned so far (games_per_pairing at first)
     challenger_seat_parameter: str = ""  # a game parameter set to the first agent's seat in each match
+    # "listed" format: the matches one by one, each {"seats": [index into agents, per seat],
+    # "parameters": {overrides for that match}} (MAgIC: a setting and the challenger's seat per match).
+    listed: list[dict[str, Any]] | None = None
 
     def seatings(self) -> list[list[str]]:
         """The agent in each seat of each match. In team games the schedule pairs agents (one per
         side) and each holds every seat of its side."""
+        if self.format == "listed":
+            return [[self.agents[i] for i in match["seats"]] for match in self.listed or ()]
         if self.format == "sampled":
             return SCHEDULES["sampled"](self.agents, self.players_per_match,
                                         self.matches_planned or self.games_per_pairing, self.seed)
@@ -89,8 +94,13 @@ class TournamentConfig:
             raise ValueError("games_per_pairing must be at least 1")
         if self.rules.on_failure not in FAILURE_POLICIES:
             raise ValueError(f"unknown failure action {self.rules.on_failure!r}")
-        if self.format not in SCHEDULES:
-            raise ValueError(f"unknown tournament format {self.format!r} (known: {', '.join(SCHEDULES)})")
+        if self.format == "listed":
+            if not self.listed or any(not 0 <= i < len(self.agents) for m in self.listed for i in m["seats"]):
+                raise ValueError("a listed tournament names its matches, each seat an index into its agents")
+            for match in self.listed:
+                spec.resolve(None, {**self.parameters, **match.get("parameters", {})})   # names checked
+        elif self.format not in SCHEDULES:
+            raise ValueError(f"unknown tournament format {self.format!r} (known: {', '.join(SCHEDULES)}, listed)")
         if self.on_absent not in ABSENT_RULES:
             raise ValueError(f"unknown rule for absent agents {self.on_absent!r} (known: {', '.join(ABSENT_RULES)})")
         if self.absent_timeout <= 0:
@@ -262,20 +272,30 @@ class TournamentRunner:
         # Ended matches in the order they ended (the order the replay cap saw them), then running ones.
         for match in sorted(recorded, key=lambda m: (m.ended_at is None, m.ended_at or 0.0, m.created_at)):
             slots = open_slots.get(tuple(match.agent_names))
-            if not slots:
+            slot = self._slot_of(match, slots) if slots else None
+            if slot is None:
                 self.log.warning("a recorded match fits no open slot of the schedule", match_id=match.match_id)
             elif match.status == "finished":
-                slots.pop(0)
+                slots.remove(slot)
             elif match.status == "void":
                 if not self._takes_replay(match.agent_names, match.result["reason"], replays):
-                    slots.pop(0)
+                    slots.remove(slot)
             elif (runner := self.coordinator.running.get(match.match_id)) is not None:
-                in_flight[runner.finished] = (slots.pop(0), runner)
+                slots.remove(slot)
+                in_flight[runner.finished] = (slot, runner)
             else:
                 self.log.warning("a recorded match is neither ended nor running; its slot is played again",
                                  match_id=match.match_id)
         queue = sorted((index, seatings[index]) for slots in open_slots.values() for index in slots)
         return queue, in_flight, replays
+
+    def _slot_of(self, match, slots: list[int]) -> int | None:
+        """The first open slot a recorded match fills: in a listed tournament, one whose parameters
+        the match was played with (two slots may seat the same agents with other settings)."""
+        if not self.config.listed:
+            return slots[0]
+        return next((i for i in slots if all(match.parameters.get(k) == v
+                                             for k, v in self.config.listed[i].get("parameters", {}).items())), None)
 
     def _takes_replay(self, seating: list[str], reason: str, replays: dict[frozenset[str], int]) -> bool:
         """Whether a match that ended for `reason` is replayed, counting the replay if so. The cap is
@@ -347,6 +367,8 @@ class TournamentRunner:
         if len(seats) < len(seating):
             return None
         parameters = self.config.parameters
+        if self.config.listed:
+            parameters = {**parameters, **self.config.listed[index].get("parameters", {})}
         if self.config.challenger_seat_parameter:
             parameters = {**parameters, self.config.challenger_seat_parameter: seating.index(self.config.agents[0])}
         return self.coordinator.start_match(

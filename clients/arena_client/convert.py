@@ -20,6 +20,7 @@ PROTOCOL_VERSION = "1.0"
 # Hello capability: the server sends no MatchEvent (moves still arrive in each request's history).
 NO_MATCH_EVENTS = "no_match_events"
 IMAGES = "images"
+PROBES = "probes"
 
 
 def hello(name: str, version: str, description: str, games: Iterable[tuple[str, str]], max_concurrent_matches: int,

@@ -112,6 +112,8 @@ class Session:
         if type(agent).on_event is Agent.on_event and convert.NO_MATCH_EVENTS not in self.capabilities:
             # The agent ignores events, so the server need not send one per move.
             self.capabilities.append(convert.NO_MATCH_EVENTS)
+        if type(agent).answer_probe is not Agent.answer_probe and convert.PROBES not in self.capabilities:
+            self.capabilities.append(convert.PROBES)       # it answers metric questions
         if agent.wants_images and convert.IMAGES not in self.capabilities:
             self.capabilities.append(convert.IMAGES)       # pictures of the view (Hive's board)
         self.max_matches = max_matches

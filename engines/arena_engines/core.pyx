@@ -385,6 +385,12 @@ cdef class State:
     def observation_dict(self, int player) -> dict:
         raise NotImplementedError
 
+    def probes(self) -> list:
+        """Questions due now that never affect the game (MAgIC's metric probes): each a dict with
+        "probe_id" (unique in the match: the referee asks each once), "seat", "question", and
+        optionally "choices" (allowed answers) and "data". None in most games."""
+        return []
+
     def observation_image(self, int player):
         """A picture of `player`'s view as (mime type, bytes), in games that render one; None here.
         It shows nothing the text and data views do not."""
