@@ -168,12 +168,18 @@ def _check_match(server, match: match_pb2.MatchInfo, agents: dict[str, ScriptedA
     for name, seats in seats_of.items():
         received = _before_match_end(agents[name].received, match.match_id)
         requests = [m.decision_request for m in received if m.WhichOneof("message") == "decision_request"]
-        expected = [(state, [s for s in acting if s in seats]) for state, acting in decision_states.points
+        # One request per seat of this agent acting at each point (several of its seats may act at one
+        # simultaneous node, their requests in any order).
+        expected = [(state, sorted(s for s in acting if s in seats)) for state, acting in decision_states.points
                     if any(s in seats for s in acting)]
-        assert len(requests) == len(expected)
-        for request, (state, acting) in zip(requests, expected):
-            assert request.seat in acting
-            _assert_request_is_the_seat_view(request, state, request.seat)
+        assert len(requests) == sum(len(acting) for _, acting in expected)
+        position = 0
+        for state, acting in expected:
+            batch = requests[position:position + len(acting)]
+            position += len(acting)
+            assert sorted(r.seat for r in batch) == acting
+            for request in batch:
+                _assert_request_is_the_seat_view(request, state, request.seat)
         seen = set().union(*(own_lines[s] for s in seats))
         agent_secrets = set().union(*(secrets_from[s] for s in seats)) - seen
         dump = "\n".join(_text(m) for m in received)
