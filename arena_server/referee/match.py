@@ -310,9 +310,14 @@ class MatchRunner:
         deadline = convert.timestamp(time.time() + self.rules.per_decision)
 
         async def ask(spec):
-            probe = pb.Probe(match_id=self.record.match_id, probe_id=spec["probe_id"], seat=spec["seat"],
+            seat = spec["seat"]
+            view = game_pb2.Observation(text=self.state.observation_string(seat),
+                                        data=convert.to_struct(self.state.observation_dict(seat)),
+                                        history=self._public_history,
+                                        conversation=convert.utterances(self.state.conversation(seat)))
+            probe = pb.Probe(match_id=self.record.match_id, probe_id=spec["probe_id"], seat=seat,
                              question=spec["question"], choices=spec.get("choices", []),
-                             data=convert.to_struct(spec.get("data", {})), deadline=deadline)
+                             data=convert.to_struct(spec.get("data", {})), deadline=deadline, observation=view)
             return await self.endpoints[spec["seat"]].probe(probe, self.rules.per_decision)
 
         answers = await asyncio.gather(*(ask(spec) for spec in due))

@@ -174,6 +174,9 @@ class ProbeView:
     choices: list[str]                 # allowed answers; empty for free text
     data: dict[str, Any]
     deadline: datetime | None
+    observation_text: str = ""         # the seat's own view when asked (empty from older servers)
+    observation_data: dict[str, Any] = field(default_factory=dict)
+    conversation: list[Utterance] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,10 @@ def probe(message: pb.Probe) -> ProbeView:
         choices=list(message.choices),
         data=struct_to_dict(message.data),
         deadline=_datetime(message.deadline) if message.HasField("deadline") else None,
+        observation_text=message.observation.text,
+        observation_data=struct_to_dict(message.observation.data),
+        conversation=[Utterance(u.move_number, u.seat, u.text, tuple(u.audience))
+                      for u in message.observation.conversation],
     )
 
 
