@@ -120,6 +120,14 @@ def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--vision", action="store_true",
                         help="the model reads images: ask the server for pictures of the view (Hive's board) and "
                              "send them with the prompt")
+    parser.add_argument("--no-probes", action="store_true",
+                        help="leave the metric questions some games ask during a match (MAgIC's chameleon and "
+                             "undercover) unanswered: the agent does not offer to answer them, so none are asked")
+    parser.add_argument("--pgm", action="store_true",
+                        help="MAgIC's PGM-aware agent in its games (chameleon, undercover, cost_sharing, "
+                             "iterated_prisoners_dilemma, public_goods): before deciding, the model writes a private "
+                             "analysis of what each player believes, which goes into the decision prompt and the "
+                             "decision's metadata; other games are played as without it")
     # Each game costs model calls: the games are named, never every game the server offers.
     parser.set_defaults(make_agent=_make_llm, play=_play_llm, games_required=True)
 
@@ -137,7 +145,8 @@ def _make_llm(args: argparse.Namespace):
             reasoning=args.reasoning, samples=args.samples, temperature=args.temperature, max_tokens=args.max_tokens,
             seed=args.seed, max_reasks=args.max_reasks, max_attempts=args.max_attempts, retry_delay=args.retry_delay,
             request_timeout=args.request_timeout, price_per_1k_input=args.price_per_1k_input,
-            price_per_1k_output=args.price_per_1k_output, log_prompts=not args.no_log_prompts, vision=args.vision)
+            price_per_1k_output=args.price_per_1k_output, log_prompts=not args.no_log_prompts, vision=args.vision,
+            probes=not args.no_probes, pgm=args.pgm)
     except ValueError as e:
         raise SystemExit(f"arena-agent: {e}") from None
 

@@ -9,6 +9,16 @@ talk) the message the reply says goes with the action id, or, when the game's ow
 splits a reply into move and talk, the whole reply goes as text (see prompts.base). Prompts, replies,
 tokens, latency and cost go into the decision's metadata, which the server logs with the match.
 
+Probes (metric questions some games ask during a match, MAgIC's self-awareness and reasoning
+questions) are answered by the model in a short chat of their own (prompts.probe), from the seat's
+view at its latest decision and what was said in public since; `probes=False` leaves them to other
+agents: the agent then does not declare the capability, and the server asks it none.
+
+With `pgm`, MAgIC's PGM-aware agent (prompts.pgm): in its games, a decision is preceded by a call
+asking the model for its private analysis of every other player's role or next move and of what each
+of them believes; the analysis goes into the decision prompt with the scenario's guidance, and into
+the decision's metadata ("pgm").
+
 The `openai` package (the project's `llm` extra) is imported when the first request is made, never
 when the SDK is.
 """
@@ -17,18 +27,26 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import random
 import time
+from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from ..agent import Agent, Choice, DecisionView, ResultView
+from ..agent import Agent, Choice, DecisionView, EventView, MatchView, ProbeView, ResultView
 from ..answers import Reading, answer_segment, majority
-from ..prompts import AUTO, Prompt, style_for
+from ..prompts import AUTO, Prompt, Style, style_for
+from ..prompts import pgm as pgm_prompts
+from ..prompts import probe as probe_prompts
+
+log = logging.getLogger(__name__)
 
 REASONING_MODES = ("plain", "cot", "self-consistency")
 SERVER_TEXT_LIMIT = 1000        # what the referee accepts as text when the game sets no limit of its own
+HEARD_KEPT = 200                # public lines kept per match for the probes' context
 
 
 class ModelUnavailable(Exception):
@@ -53,6 +71,45 @@ class _Tally:
     retries: list[dict[str, Any]] = field(default_factory=list)
     replies: list[str] = field(default_factory=list)
 
+    def add(self, other: _Tally) -> None:
+        """Counts `other`'s calls in (its replies are logged on their own)."""
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+        self.seconds += other.seconds
+        self.retries += other.retries
+
+
+@dataclass
+class _Heard:
+    """The public lines of one match (what was said, round results) as (number, speaker seat or None,
+    text), numbered from the match's start; the latest HEARD_KEPT are kept."""
+
+    lines: deque = field(default_factory=lambda: deque(maxlen=HEARD_KEPT))
+    count: int = 0
+
+    def add(self, event: EventView) -> None:
+        if event.kind == "message" and event.seats:
+            self.lines.append((self.count, event.seats[0], str(event.data.get("text", event.text))))
+        elif event.kind == "round_resolved":
+            self.lines.append((self.count, None, event.text))
+        else:
+            return
+        self.count += 1
+
+    def since(self, mark: int, view: DecisionView | None) -> list[str]:
+        """The lines numbered `mark` or later, with speakers named as the game names them."""
+        return [f"{probe_prompts.seat_name(view, seat)}: {text}" if seat is not None else text
+                for number, seat, text in self.lines if number >= mark]
+
+
+@dataclass
+class _PgmMemory:
+    """One seat's PGM state in one match: its latest analyses and its numeric belief."""
+
+    analyses: list[str] = field(default_factory=list)
+    belief: pgm_prompts.Belief | None = None
+
 
 class LLMAgent(Agent):
     """Plays every decision by asking `model` through the OpenAI chat-completions API.
@@ -71,17 +128,25 @@ class LLMAgent(Agent):
     vision: the model reads images: the server sends pictures of the view where a game renders one
       (Hive's board), and they go with the decision's prompt as image parts of its last user message
       (OpenAI's chat format, as data URLs). Logged prompts name each image instead of holding it.
+    probes: answer the metric questions games ask during a match (the "probes" capability); False
+      declares no such capability (the instance is then of a subclass without answer_probe).
+    pgm: MAgIC's PGM-aware agent in its games (prompts.pgm): an analysis call before the decision.
     """
 
     name = "llm"
     description = "a language model over an OpenAI-compatible API"
+
+    def __new__(cls, *args, probes: bool = True, **kwargs):
+        # The session declares "probes" when the agent's class overrides answer_probe.
+        made = _LLMAgentWithoutProbes if not probes and cls is LLMAgent else cls
+        return super().__new__(made)
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str = "", style: str = AUTO,
                  preset: str = "", reasoning: str = "plain", samples: int | None = None,
                  temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None,
                  max_reasks: int = 2, max_attempts: int = 6, retry_delay: float = 1.0, max_retry_delay: float = 60.0,
                  request_timeout: float = 120.0, price_per_1k_input: float = 0.0, price_per_1k_output: float = 0.0,
-                 log_prompts: bool = True, vision: bool = False):
+                 log_prompts: bool = True, vision: bool = False, probes: bool = True, pgm: bool = False):
         if reasoning not in REASONING_MODES:
             raise ValueError(f"reasoning must be one of {', '.join(REASONING_MODES)}, not {reasoning!r}")
         if samples is not None and reasoning != "self-consistency":
@@ -109,10 +174,18 @@ class LLMAgent(Agent):
         self.price_per_1k_output = price_per_1k_output
         self.log_prompts = log_prompts
         self.wants_images = vision
+        self.probes = probes
+        self.pgm = pgm
         self.version = model
         self._client = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._conversations: dict[tuple[str, int], list[tuple[str, str]]] = {}
+        # For probes: each seat's match and latest view (with how many public lines it had heard),
+        # and each match's public lines.
+        self._seated: dict[tuple[str, int], MatchView] = {}
+        self._latest: dict[tuple[str, int], tuple[DecisionView, int]] = {}
+        self._heard: dict[str, _Heard] = {}
+        self._pgm_memory: dict[tuple[str, int], _PgmMemory] = {}
         self._failure: ModelUnavailable | None = None
         self._failed = asyncio.Event()
         self._supervised = False
@@ -120,21 +193,67 @@ class LLMAgent(Agent):
     # ---- the Agent interface ---------------------------------------------------------------------
 
     async def decide(self, request: DecisionView) -> Choice:
+        if self.probes:
+            heard = self._heard.get(request.match_id)
+            self._latest[(request.match_id, request.seat)] = (request, heard.count if heard else 0)
         try:
             if self._failure is not None:
                 raise self._failure
             return await self._decide(request)
         except ModelUnavailable as e:
-            self._failure = e
-            self._failed.set()
+            self._fail(e)
             if self._supervised:
                 # `play` is ending the session and cancels this task with it; raising would only
                 # log a traceback for a failure that is reported once, as one line.
                 await asyncio.Event().wait()
             raise
 
+    def on_match_start(self, match: MatchView) -> None:
+        if self.probes:
+            self._seated[(match.match_id, match.seat)] = match
+
+    def on_event(self, event: EventView) -> None:
+        # Only what probes need: what was said after a seat's latest view (see prompts.probe).
+        self._heard.setdefault(event.match_id, _Heard()).add(event)
+
     def on_match_end(self, result: ResultView) -> None:
-        self._conversations.pop((result.match_id, result.seat), None)
+        key = (result.match_id, result.seat)
+        for memory in (self._conversations, self._seated, self._latest, self._pgm_memory):
+            memory.pop(key, None)
+        if not any(match_id == result.match_id for match_id, _ in self._latest.keys() | self._seated.keys()):
+            self._heard.pop(result.match_id, None)
+
+    async def answer_probe(self, probe: ProbeView) -> str | None:
+        """The model's answer to a metric question; None when it could not be had in time."""
+        if self._failure is not None:
+            return None
+        key = (probe.match_id, probe.seat)
+        view, mark = self._latest.get(key, (None, 0))
+        match = self._seated.get(key)
+        game_id = view.game_id if view else match.game_id if match else ""
+        heard = self._heard.get(probe.match_id)
+        messages = probe_prompts.messages(probe, game_id, view, heard.since(mark, view) if heard else [],
+                                          match.parameters if match else None)
+        deadline = None
+        if probe.deadline is not None:
+            left = (probe.deadline - datetime.now(timezone.utc)).total_seconds()
+            if left <= 0:
+                return None
+            deadline = time.monotonic() + left - min(1.0, 0.2 * left)
+        sampling = self._sampling(style_for(self.style, game_id, self.preset))
+        try:
+            reply = await self._complete(messages, self._params(sampling), _Tally(), deadline)
+        except ModelUnavailable as e:
+            self._fail(e)
+            return None
+        except ModelError as e:
+            log.warning("probe %s of match %s unanswered: %s", probe.probe_id, probe.match_id, e)
+            return None
+        return probe_prompts.answer(probe, reply)
+
+    def _fail(self, error: ModelUnavailable) -> None:
+        self._failure = error
+        self._failed.set()
 
     async def play(self, session) -> list[ResultView]:
         """Runs `session` (a Session with this agent) after checking the endpoint, and ends it with
@@ -181,11 +300,15 @@ class LLMAgent(Agent):
         key = (request.match_id, request.seat)
         think = self.reasoning != "plain"
         prompt = style.build(request, think, self._conversations.get(key, ()))
-        sampling = {"temperature": style.temperature if self.temperature is None else self.temperature,
-                    "max_tokens": style.max_tokens if self.max_tokens is None else self.max_tokens,
-                    "seed": self.seed}
+        sampling = self._sampling(style)
         tally = _Tally()
         messages = list(prompt.messages)
+        pgm: dict[str, Any] | None = None
+        plan = pgm_prompts.Plan()
+        if self.pgm and pgm_prompts.due(request):
+            pgm, plan, section = await self._analyse(request, sampling, tally, deadline)
+            if section:
+                messages[-1] = pgm_prompts.with_section(messages[-1], section)
         if self.wants_images and request.images:
             messages[-1] = _with_images(messages[-1], request.images)
         feedback: list[str] = []
@@ -208,16 +331,75 @@ class LLMAgent(Agent):
             messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": feedback[-1]}]
         if prompt.keep is not None:
             self._conversations.setdefault(key, []).append((prompt.keep, reply))
-        return self._choice(request, prompt, reading, reply, messages, tally, sampling, feedback, votes)
+        if plan.vote is not None:
+            # The belief's vote (magic.md §6 A15); the model's stands when the belief ties.
+            voted = pgm_prompts.vote_action(request, plan.vote)
+            if voted is not None:
+                pgm["vote"] = {"belief": voted.text, "model": reading.action.text if reading.action else None}
+                reading = Reading(voted, reading.answer)
+        return self._choice(request, prompt, reading, reply, messages, tally, sampling, feedback, votes, pgm)
+
+    def _sampling(self, style: Style) -> dict:
+        return {"temperature": style.temperature if self.temperature is None else self.temperature,
+                "max_tokens": style.max_tokens if self.max_tokens is None else self.max_tokens,
+                "seed": self.seed}
+
+    def _params(self, sampling: dict, sample: int = 0) -> dict:
+        """The request's sampling parameters; sample i of self-consistency gets seed + i."""
+        chosen = {k: v for k, v in sampling.items() if v is not None}
+        if self.seed is not None:
+            chosen["seed"] = self.seed + sample
+        return chosen
+
+    async def _analyse(self, request: DecisionView, sampling: dict, tally: _Tally,
+                       deadline: float | None) -> tuple[dict[str, Any], pgm_prompts.Plan, str]:
+        """The PGM analysis call: its metadata, the plan it gives and the section for the decision
+        prompt ("" when the analysis failed: the decision is then made without it)."""
+        key = (request.match_id, request.seat)
+        memory = self._pgm_memory.setdefault(key, _PgmMemory())
+        if request.attempt > 0 and memory.analyses:
+            # The referee asks the same decision again: the analysis of this state stands.
+            plan = pgm_prompts.plan(request, memory.belief, memory.analyses[-1])
+            return ({"analysis": memory.analyses[-1], "reused": True}, plan,
+                    pgm_prompts.decision_section(request, memory.analyses, plan))
+        messages = pgm_prompts.analysis_messages(request)
+        record: dict[str, Any] = {"prompt": messages} if self.log_prompts else {}
+        own = _Tally()
+        # At most half the time left, so that the decision keeps the rest.
+        limit = None if deadline is None else time.monotonic() + (deadline - time.monotonic()) / 2
+        try:
+            analysis = await self._complete(messages, self._params(sampling), own, limit)
+        except ModelError as e:
+            record["error"] = str(e)
+            return record, pgm_prompts.Plan(), ""
+        finally:
+            tally.add(own)
+        record["analysis"] = analysis
+        memory.analyses = (memory.analyses + [analysis])[-pgm_prompts.KEPT.get(request.game_id, 1):]
+        plan = pgm_prompts.Plan()
+        if request.game_id in pgm_prompts.SOCIAL_GAMES:
+            if memory.belief is None:
+                memory.belief = pgm_prompts.Belief.initial(request)
+            factors = pgm_prompts.factors(request, analysis)
+            memory.belief.update(factors)
+            plan = pgm_prompts.plan(request, memory.belief, analysis)
+            names = pgm_prompts.names(request)
+            record.update(factors=factors, belief=memory.belief.rounded(), role=plan.role,
+                          target=names[plan.target] if plan.target is not None else None)
+        record["kept"] = len(memory.analyses)
+        return record, plan, pgm_prompts.decision_section(request, memory.analyses, plan)
 
     def _choice(self, request: DecisionView, prompt: Prompt, reading: Reading, reply: str, messages: list,
-                tally: _Tally, sampling: dict, feedback: list[str], votes: dict[str, int]) -> Choice:
+                tally: _Tally, sampling: dict, feedback: list[str], votes: dict[str, int],
+                pgm: dict[str, Any] | None = None) -> Choice:
         extra: dict[str, Any] = {
             "model": self.model, "style": prompt.style, "reasoning_mode": self.reasoning, "samples": self.samples,
             "sampling": sampling, "responses": tally.replies, "answer": reading.answer, "reasks": len(feedback),
             "feedback": feedback, "calls": tally.calls, "model_seconds": round(tally.seconds, 3),
             "api_retries": tally.retries,
         }
+        if pgm is not None:
+            extra["pgm"] = pgm
         if self.log_prompts:
             extra["prompt"] = [_loggable(m) for m in messages]
         if votes:
@@ -249,13 +431,7 @@ class LLMAgent(Agent):
 
     async def _sample(self, messages: list, sampling: dict, tally: _Tally, deadline: float | None) -> list[str]:
         """`samples` replies to the same messages, asked concurrently; at least one, or an error."""
-        def params(i: int) -> dict:
-            chosen = {k: v for k, v in sampling.items() if v is not None}
-            if self.seed is not None:
-                chosen["seed"] = self.seed + i
-            return chosen
-
-        outcomes = await asyncio.gather(*(self._complete(messages, params(i), tally, deadline)
+        outcomes = await asyncio.gather(*(self._complete(messages, self._params(sampling, i), tally, deadline)
                                           for i in range(self.samples)), return_exceptions=True)
         for outcome in outcomes:
             if isinstance(outcome, ModelUnavailable):
@@ -408,3 +584,11 @@ def _cause(error: BaseException) -> str:
     while error.__cause__ is not None:
         error = error.__cause__
     return str(error) or type(error).__name__
+
+
+class _LLMAgentWithoutProbes(LLMAgent):
+    """An LLMAgent made with probes=False: the base class's answer_probe (so the session declares
+    no "probes" capability) and no MatchEvents, which only probes read."""
+
+    answer_probe = Agent.answer_probe
+    on_event = Agent.on_event
