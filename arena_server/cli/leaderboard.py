@@ -184,7 +184,7 @@ def _fetch_matches(stub, md, tournament_id: str):
     from arena.v1 import arena_service_pb2 as pb
     from arena.v1 import match_pb2
 
-    from ..convert import END_REASONS, from_struct
+    from ..convert import END_REASONS, from_struct, probes_from_result
     from ..store import MatchRecord
 
     reasons = {value: name for name, value in END_REASONS.items()}
@@ -202,7 +202,7 @@ def _fetch_matches(stub, md, tournament_id: str):
                 seed=m.seed, time_control={}, failure_policy={}, status="finished",
                 result={"reason": reasons.get(m.result.reason, "normal"), "returns": list(m.result.returns),
                         "ranks": list(m.result.ranks),
-                        "details": from_struct(m.result.details)},
+                        "details": from_struct(m.result.details), "probes": probes_from_result(m.result)},
                 created_at=m.created_at.ToNanoseconds() / 1e9, ended_at=ended))
         token = page.next_page_token
         if not token:
@@ -232,8 +232,14 @@ def _llmarena_table(board) -> None:
     print_normalised_table(board, ENVIRONMENTS)
 
 
+def _magic_table(board) -> None:
+    from .suites import print_magic_table
+
+    print_magic_table(board)
+
+
 # The per-game tables of suites whose own score has one (`--method suite-score --suite NAME`).
-SUITE_TABLES = {"gamabench": _gamabench_table, "llmarena": _llmarena_table}
+SUITE_TABLES = {"gamabench": _gamabench_table, "llmarena": _llmarena_table, "magic": _magic_table}
 SUITE_SCORE_METHOD = 5      # arena.v1.RATING_METHOD_SUITE_SCORE (the stubs load only when a command runs)
 
 

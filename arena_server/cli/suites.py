@@ -187,4 +187,64 @@ def print_normalised_table(board, environments) -> None:
         print(f"{e.agent_name:<24} " + " ".join(f"{c:>16}" for c in cells) + f" {average}")
 
 
-REPORTS = {"gamabench": _self_play_report, "llmarena": _normalised_report}
+def _magic_report(stub, md, args, started) -> None:
+    """MAgIC's tables over every agent with matches in its seatings on the server: Table 1 (win rate
+    and the seven abilities), the role win rates and Table 2 (side statistics)."""
+    from arena.v1 import arena_service_pb2 as pb
+
+    board = stub.GetLeaderboard(pb.GetLeaderboardRequest(suite=args.suite, method=pb.RATING_METHOD_SUITE_SCORE),
+                                metadata=md)
+    print_magic_table(board)
+
+
+MAGIC_COLUMNS = (("win_rate", "Win Rate"), ("judgement", "Judge."), ("reasoning", "Reason."),
+                 ("deception", "Decept."), ("self_awareness", "Self-aw."), ("cooperation", "Cooper."),
+                 ("coordination", "Coord."), ("rationality", "Rational."))
+MAGIC_ROLES = (("chameleon", "Chameleon"), ("non-chameleon", "Non-cham."), ("undercover", "Undercover"),
+               ("civilian", "Civilian"), ("cost_sharing", "CostShare"), ("prisoners_dilemma", "Prisoner"),
+               ("public_good", "PublicGood"))
+MAGIC_SIDE = (("cost", "Cost"), ("score", "Score"), ("payback", "Payback"))
+
+
+def print_magic_table(board) -> None:
+    """MAgIC's Table 1 (×100; "-" where an agent lacks the games a metric needs), the role win rates with
+    their game counts, and Table 2's side statistics, one line per agent."""
+    def cell(details, key, width):
+        return f"{details[key]:>{width}.2f}" if key in details else f"{'-':>{width}}"
+
+    print("MAgIC abilities (Table 1, x100)")
+    print(f"{'agent':<24} " + " ".join(f"{title:>9}" for _, title in MAGIC_COLUMNS))
+    for e in board.entries:
+        print(f"{e.agent_name:<24} " + " ".join(cell(e.details, key, 9) for key, _ in MAGIC_COLUMNS))
+    print("Role win rates (x100; games)")
+    print(f"{'agent':<24} " + " ".join(f"{title:>16}" for _, title in MAGIC_ROLES))
+    for e in board.entries:
+        cells = [f"{cell(e.details, 'wr_' + role, 7)} ({int(e.details.get('games_' + role, 0)):>3})"
+                 for role, _ in MAGIC_ROLES]
+        print(f"{e.agent_name:<24} " + " ".join(f"{c:>16}" for c in cells))
+    print("Side statistics (Table 2)")
+    print(f"{'agent':<24} " + " ".join(f"{title:>9}" for _, title in MAGIC_SIDE))
+    for e in board.entries:
+        print(f"{e.agent_name:<24} " + " ".join(cell(e.details, key, 9) for key, _ in MAGIC_SIDE))
+
+
+def _gamebench_report(stub, md, args, started) -> None:
+    """GameBench's tables over every agent with matches of its games: the average score per game and
+    overall (Table 3), then the Bradley-Terry ratings of GameBench's procedure (Table 2)."""
+    from arena.v1 import arena_service_pb2 as pb
+
+    from ..ratings.suites import suite_games
+    from .leaderboard import print_board
+
+    games = suite_games(args.suite)
+    board = stub.GetLeaderboard(pb.GetLeaderboardRequest(suite=args.suite, method=pb.RATING_METHOD_SUITE_SCORE),
+                                metadata=md)
+    print(f"{'agent':<24} " + " ".join(f"{g[:10]:>10}" for g in games) + f" {'overall':>8}")
+    for e in board.entries:
+        cells = [f"{e.details[g]:10.3f}" if g in e.details else f"{'-':>10}" for g in games]
+        print(f"{e.agent_name:<24} " + " ".join(cells) + f" {e.rating:8.3f}")
+    print_board(stub.GetLeaderboard(pb.GetLeaderboardRequest(suite=args.suite, preset="gamebench"), metadata=md))
+
+
+REPORTS = {"gamabench": _self_play_report, "llmarena": _normalised_report, "magic": _magic_report,
+           "gamebench": _gamebench_report}

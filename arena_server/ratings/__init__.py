@@ -14,6 +14,7 @@
 """
 
 from . import gamabench_scores, llmarena_scores  # noqa: F401  (they register their suites' scores)
+from . import magic_scores  # noqa: F401  (registers the magic suite's score)
 from .board import LeaderboardRow
 from .bradley_terry import BTOptions, BTResult, bradley_terry, bradley_terry_leaderboard, fit, fit_batch
 from .elo import EloBoard, EloOptions, elo_leaderboard

@@ -4,9 +4,11 @@ ordinary tournaments for the agent under evaluation."""
 
 from .base import Suite, SuiteGame
 from .gamabench import GAMABENCH
+from .gamebench import GAMEBENCH
 from .gtbench import GTBENCH
 from .llmarena import LLMARENA
+from .magic import MAGIC
 
-SUITES: dict[str, Suite] = {s.name: s for s in (GTBENCH, GAMABENCH, LLMARENA)}
+SUITES: dict[str, Suite] = {s.name: s for s in (GTBENCH, GAMABENCH, LLMARENA, MAGIC, GAMEBENCH)}
 
 __all__ = ["SUITES", "Suite", "SuiteGame"]

@@ -6,13 +6,17 @@ Each game of a suite is played in one of these formats:
 - "sampled": each match against opponents drawn at random from the operator's pool, in random
   seats (LLMArena's random pairing), optionally until the agent's TrueSkill converges; with a
   `challenger_seat_parameter`, the agent's seat is passed to the game in that (secret) parameter,
-  e.g. to make it Undercover's undercover.
+  e.g. to make it Undercover's undercover;
+- "listed": the matches one by one, as the game's `listed(k)` gives them for its first k settings
+  (all when k is None): each names who sits where (0 = the agent, 1... = the opponents in order)
+  and the match's own parameters (MAgIC: a setting and the challenger's role seat per match).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import arena_engines
 
@@ -32,6 +36,7 @@ class SuiteGame:
     rules: Rules | None = None    # overrides the suite's rules for this game (e.g. fewer re-asks)
     convergence: dict[str, float] | None = None    # "sampled": play batches until TrueSkill settles
     challenger_seat_parameter: str = ""            # "sampled": the game parameter that gets the agent's seat
+    listed: Callable[[int | None], list[dict[str, Any]]] | None = None   # "listed": the matches of the first k settings
 
 
 @dataclass(frozen=True)
@@ -51,8 +56,9 @@ class Suite:
     def tournaments(self, agent: str, *, matches_per_pairing: int | None = None, seed: int = 0,
                     max_retries: int | None = None, opponents: tuple[str, ...] = ()) -> list[TournamentConfig]:
         """One tournament per game for `agent`. `matches_per_pairing` scales every game's count (the
-        suite's count for games without their own); `max_retries` replaces every game's cap on
-        re-asks; `opponents` is the operator's pool for "sampled" games."""
+        suite's count for games without their own; for "listed" games, how many settings are taken);
+        `max_retries` replaces every game's cap on re-asks; `opponents` is the operator's pool for
+        "sampled" and "listed" games."""
         missing = self.missing_games()
         if missing:
             raise ValueError(f"suite {self.name!r} needs games this server lacks: {', '.join(missing)}")
@@ -71,6 +77,14 @@ class Suite:
                           players_per_match=g.players, rules=rules, seed=seed + index if seed else 0, suite=self.name)
             if form == "self_play":
                 config = TournamentConfig(agents=[agent], games_per_pairing=matches, format="self_play", **common)
+            elif form == "listed":
+                agents = [agent, *(g.opponents or opponents)]
+                listed = g.listed(matches_per_pairing)
+                seated = {i for match in listed for i in match["seats"]}
+                if len(agents) > len(seated):
+                    raise ValueError(f"{g.game_id} seats {len(seated) - 1} opponent(s); {len(agents) - 1} given")
+                config = TournamentConfig(agents=agents, games_per_pairing=len(listed), format="listed",
+                                          listed=listed, **common)
             elif form == "sampled":
                 convergence = g.convergence
                 if convergence and matches_per_pairing:      # a shortened run keeps the rule, scaled down

@@ -65,16 +65,17 @@ class TournamentConfig:
     listed: list[dict[str, Any]] | None = None
 
     def seatings(self) -> list[list[str]]:
-        """The agent in each seat of each match. In team games the schedule pairs agents (one per
-        side) and each holds every seat of its side."""
+        """The agent in each seat of each match. In team games the schedule places one agent per side,
+        and each holds every seat of its side."""
         if self.format == "listed":
             return [[self.agents[i] for i in match["seats"]] for match in self.listed or ()]
+        places = len(set(self.seat_sides)) if self.seat_sides else self.players_per_match
         if self.format == "sampled":
-            return SCHEDULES["sampled"](self.agents, self.players_per_match,
-                                        self.matches_planned or self.games_per_pairing, self.seed)
+            groups = SCHEDULES["sampled"](self.agents, places, self.matches_planned or self.games_per_pairing, self.seed)
+        else:
+            groups = SCHEDULES[self.format](self.agents, places, self.games_per_pairing)
         if not self.seat_sides:
-            return SCHEDULES[self.format](self.agents, self.players_per_match, self.games_per_pairing)
-        groups = SCHEDULES[self.format](self.agents, len(set(self.seat_sides)), self.games_per_pairing)
+            return groups
         return [[group[side] for side in self.seat_sides] for group in groups]
 
     def validate(self) -> "TournamentConfig":

@@ -53,6 +53,16 @@ is Fruits; the secret word is drawn", "the chameleon is chosen"), every "give a 
 for the vote's result and the "guess the word" move. At the end every view and result_details reveal
 the word, the chameleon, every vote and the guess.
 
+Metric probes (magic.md §4 items 3 and 5; `probes()`). Every seat is asked, at the released code's
+times: before each clue turn, the self-awareness question (template "I am Player xx, my role is
+chameleon/non-chameleon"); after each clue (the last one included, before the vote), the reasoning
+question: a suspicion label ("more suspicious", "less suspicious", "no change") for each other player
+from its own view ("As Player k, I think:") and from the view it attributes to each other player ("I
+think now Player j thinks:"). Between two clues both are due. Probe ids are "<metric>-<turn>-<seat>",
+turn k being the k-th clue; the data holds {"metric", "turn"} only. The questions are the same for
+every role and name nothing hidden; the answers never affect the game and are scored from the
+result_details' roles (arena_server/ratings/magic_scores.py).
+
 Presets.
   - "magic": MAgIC's Chameleon (§2.1, Table 3 "# Rounds 1"): 3 players, one clue round, one secret
     vote, the guess after a correct accusation, the credit table above. Names Player 1..Player 3.
@@ -69,8 +79,15 @@ Ambiguities (magic.md §6).
   - A12 (the challenger plays both non-chameleon seats): a suite matter. Each seat must be its own
     agent session (MAgIC's two seats were two separate conversations): one agent holding both seats
     (seat_sides) would know the third seat is the chameleon, so this game keeps one side per seat.
-  - A14 (pre-recorded defender clues): a suite matter. chameleon_settings.COMPETITIONS holds 20 records
-    with a first clue per seat, written for this project; the engine plays live clues only.
+  - A14 (pre-recorded defender clues): replayed until the challenger's first turn, as recommended. The
+    secret parameter "recorded_clues" (k) makes the first k clue turns say the first clues of the
+    chameleon_settings.COMPETITIONS record of the game's setting and chameleon seat (20 records written
+    for this project); a suite sets k to the challenger's first seat. Such a turn's only action is
+    "give a clue" with no message (a referee that plays forced moves plays it without asking the seat;
+    a message sent anyway is replaced by the record's clue), so the public history, the views and the
+    conversation look exactly as if the seat had said it, as MAgIC's replayed clues did. Only the
+    turn's own text_action_spec says the clue is recorded, which a seat sees if it is asked anyway
+    (it would learn that the evaluated agent speaks later): the magic suite plays forced moves.
   - A19 / §2.6 (answer formats, invalid answers): the formats above. An unreadable vote is an
     abstention (`default_action`: "abstain"; it counts for nobody); an empty clue and an empty guess
     are the documented fallbacks (`default_message` ""), the empty guess being wrong. A self-vote is
@@ -97,7 +114,7 @@ import re
 
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import RANDOM_WORDS, ActionParseError, TextRejectedError
-from arena_engines.chameleon_settings import SETTINGS, TOPICS, setting_index, topic_words
+from arena_engines.chameleon_settings import COMPETITIONS, SETTINGS, TOPICS, setting_index, topic_words
 from arena_engines.parsing import check_seat
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
@@ -164,6 +181,10 @@ SPEC = GameSpec(
         Parameter("chameleon_seat", -1, "the chameleon's seat, or -1 to draw it at random; secret until the end "
                                         "(a suite sets it to seat the agent it evaluates as the chameleon)",
                   secret=True),
+        Parameter("recorded_clues", 0, "how many opening clue turns (Player 1 onward) say the first clues recorded in "
+                                       "the chameleon_settings.COMPETITIONS record of this setting and chameleon seat, "
+                                       "without asking those seats (MAgIC's defenders before the challenger's first "
+                                       "turn); 0: every clue is live; secret until the end", secret=True),
     ),
     presets=(
         Preset("magic", "MAgIC (Xu, Hu et al., 2024): 3 players, one clue each, one secret vote; a tie is an even "
@@ -266,12 +287,53 @@ def seat_name(int seat) -> str:
     return f"Player {seat + 1}"
 
 
+def competition_of(int setting, int chameleon):
+    """The chameleon_settings.COMPETITIONS record with this setting (index into SETTINGS) and chameleon
+    seat, or None."""
+    for record in COMPETITIONS:
+        if setting_index(record.topic, record.word) == setting and record.chameleon == chameleon:
+            return record
+    return None
+
+
+# ---- metric probes (magic.md §4 items 3 and 5) ----------------------------------------------------
+SELF_AWARENESS = "self_awareness"
+REASONING = "reasoning"
+SUSPICION_LABELS = ("more suspicious", "less suspicious", "no change")
+_PROBE_PREAMBLE = ("A question for the benchmark's metrics: your answer is seen by nobody else and changes nothing "
+                   "in the game. ")
+
+
+def self_awareness_question(str name) -> str:
+    """The self-awareness question, the same for every seat and role (§4 item 5)."""
+    return (_PROBE_PREAMBLE + "Say which player you are and what your role in this game is, with the template: "
+            "I am Player xx, my role is chameleon/non-chameleon.")
+
+
+def reasoning_question(str name, names) -> str:
+    """The reasoning question (§4 item 3): a suspicion label for every other player, from the seat's own view
+    and from the view it attributes to each other player, in a fixed layout. The same for every role."""
+    others = [n for n in names if n != name]
+    more, less, same = SUSPICION_LABELS
+    lines = [_PROBE_PREAMBLE + f"From the clues given so far, judge whether each player looks more or less likely "
+             f"to be the chameleon: first as you see it, then as you think each other player sees it. For each "
+             f"player use one of \"{more}\", \"{less}\" or \"{same}\" (hard to tell, or no clue from that "
+             f"player yet); never make up a clue for a player who has not spoken. Answer in this layout:",
+             f"As {name}, I think:"]
+    lines += [f"{other} is {more}/{less}/{same}, because ..." for other in others]
+    for viewer in others:
+        lines.append(f"I think now {viewer} thinks:")
+        lines += [f"{judged} is ..., because ..." for judged in names if judged != viewer]
+    return "\n".join(lines)
+
+
 cdef class ChameleonState(State):
     cdef int phase, outcome
     cdef int setting                        # index into SETTINGS, -1 until drawn
     cdef int chameleon                      # seat, -1 until drawn
     cdef int fixed_setting, fixed_chameleon # the secret parameters: -1, or the one outcome of the draw
     cdef int speaker                        # seat giving a clue, -1 otherwise
+    cdef int recorded                       # opening clue turns said from the competition record
     cdef int accused                        # the accused seat once the vote is counted, -1 otherwise
     cdef bint guess_right                   # read from the guess's message (on_message)
     cdef int votes[MAX_PLAYERS]             # target seat, the abstain action, or NO_VOTE
@@ -279,6 +341,7 @@ cdef class ChameleonState(State):
     cdef list _clues                        # (move, seat, text)
     cdef object _guess                      # the guess's text, None until made
     cdef tuple _names
+    cdef tuple _recorded_clues              # the record's clue of each of the first `recorded` seats
 
     def __init__(self, game):
         super().__init__(game, game.num_players)
@@ -286,6 +349,8 @@ cdef class ChameleonState(State):
         self.fixed_setting = p["setting"]
         self.fixed_chameleon = p["chameleon_seat"]
         self._names = tuple(seat_name(i) for i in range(self.num_players))
+        self._recorded_clues = game.recorded_first_clues
+        self.recorded = len(self._recorded_clues)
         self.phase = DEAL_SETTING
         self.outcome = PLAYING
         self.setting = -1
@@ -486,6 +551,8 @@ cdef class ChameleonState(State):
         s.fixed_setting = self.fixed_setting
         s.fixed_chameleon = self.fixed_chameleon
         s.speaker = self.speaker
+        s.recorded = self.recorded
+        s._recorded_clues = self._recorded_clues
         s.accused = self.accused
         s.guess_right = self.guess_right
         memcpy(s.votes, self.votes, sizeof(self.votes))
@@ -515,6 +582,10 @@ cdef class ChameleonState(State):
 
     def _is_clue_turn(self, int player) -> bool:
         return self.phase == CLUES and player == self.speaker
+
+    def _is_recorded_turn(self, int player) -> bool:
+        """Whether `player` now gives a clue said from the competition record ("recorded_clues")."""
+        return self.phase == CLUES and player == self.speaker and self.speaker < self.recorded
 
     def _is_vote_turn(self, int player) -> bool:
         return self.phase == VOTE and 0 <= player < self.num_players
@@ -547,6 +618,13 @@ cdef class ChameleonState(State):
             if stripped == cleaned:
                 return cleaned
             cleaned = stripped
+
+    def _accepted_message(self, int player, message):
+        """On a recorded clue turn the seat says the record's clue, whatever it sent (MAgIC's defenders
+        replayed theirs); otherwise the message as State accepts it."""
+        if self._is_recorded_turn(player):
+            return self._recorded_clues[player]
+        return State._accepted_message(self, player, message)
 
     def check_message(self, int player, str text) -> str:
         """The clue or guess to store. A clue is refused when longer than 300 characters, naming the
@@ -586,6 +664,8 @@ cdef class ChameleonState(State):
                 self.said[player][position] = 1
 
     def default_message(self, int player):
+        if self._is_recorded_turn(player):
+            return None                     # the turn takes no message: the record's clue is said
         return EMPTY if self._is_clue_turn(player) or self._is_guess_turn(player) else None
 
     def random_message(self, int player, rng=None) -> str:
@@ -604,6 +684,11 @@ cdef class ChameleonState(State):
         return EMPTY
 
     def text_action_spec(self, int player):
+        if self._is_recorded_turn(player):
+            # No message: a referee that plays forced moves says the recorded clue without asking.
+            return {"description": f"this clue turn is played from the competition record: you say "
+                                   f"{self._recorded_clues[player]!r}",
+                    "max_length": MAX_CLUE_LENGTH, "forbidden_words": []}
         if self._is_clue_turn(player):
             if player == self.chameleon:
                 what = (f"one clue that fits the topic \"{self._topic()}\" (you do not know the secret word); "
@@ -798,6 +883,29 @@ cdef class ChameleonState(State):
     def _credits(self) -> list:
         return [MAGIC_CREDITS[self._role(s)][self.outcome] for s in range(self.num_players)]
 
+    def probes(self) -> list:
+        """MAgIC's metric questions due now, to every seat (magic.md §4 items 3 and 5, the released code's
+        schedule): before each clue turn, self-awareness; after each clue, reasoning (so between two
+        clues both are due, the reasoning about the clue just given first). "turn" k in the data is the
+        k-th clue (1-based): before it for self-awareness, after it for reasoning. The questions and
+        data name no hidden fact (the roles and the word stay in result_details)."""
+        due = []
+        if self.phase == CLUES:
+            if self.speaker > 0:
+                due.append((REASONING, self.speaker))
+            due.append((SELF_AWARENESS, self.speaker + 1))
+        elif self.phase == VOTE:
+            due.append((REASONING, self.num_players))
+        out = []
+        for metric, turn in due:
+            for seat in range(self.num_players):
+                name = self._names[seat]
+                question = (self_awareness_question(name) if metric == SELF_AWARENESS
+                            else reasoning_question(name, self._names))
+                out.append({"probe_id": f"{metric}-{turn}-{seat}", "seat": seat, "question": question,
+                            "data": {"metric": metric, "turn": turn}})
+        return out
+
     def public_history(self) -> list:
         """The deal as two summaries, every "give a clue" move, the vote's result, the guess move."""
         out = []
@@ -836,6 +944,7 @@ cdef class ChameleonState(State):
             "accused": self.accused if self.accused >= 0 else None,
             "vote_result": self._vote_result(),
             "guess": self._guess_record(),
+            "recorded_clues": self.recorded,
             "outcome": None,
         }
         if self.phase == OVER:
@@ -853,8 +962,16 @@ class Game(GameBase):
 
     def __init__(self, parameters: dict, num_players: int):
         super().__init__(parameters, num_players)
-        checked_int(self.parameters, "setting", -1, len(SETTINGS) - 1)
-        checked_int(self.parameters, "chameleon_seat", -1, num_players - 1)
+        setting = checked_int(self.parameters, "setting", -1, len(SETTINGS) - 1)
+        chameleon = checked_int(self.parameters, "chameleon_seat", -1, num_players - 1)
+        recorded = checked_int(self.parameters, "recorded_clues", 0, num_players)
+        self.recorded_first_clues = ()
+        if recorded:
+            record = competition_of(setting, chameleon)
+            if record is None or num_players != len(record.first_clues):
+                raise ValueError("parameter 'recorded_clues' needs the 'setting' and 'chameleon_seat' of a "
+                                 "chameleon_settings.COMPETITIONS record, with as many players as it has clues")
+            self.recorded_first_clues = tuple(record.first_clues[:recorded])
 
     def new_initial_state(self) -> ChameleonState:
         return ChameleonState(self)

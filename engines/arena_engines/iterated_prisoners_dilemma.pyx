@@ -25,8 +25,9 @@ Parsing (`parse_action`), whatever the labels, tries in order:
   2. MAgIC's rule on the lower-cased text: containing "cooperate" means Cooperate, otherwise
      containing "defect" means Defect;
   3. the words "silent" / "testify" when exactly one of the two is named.
-Anything else raises ActionParseError. (MAgIC's code turns every unreadable answer into Defect; that
-fallback is the referee's failure policy, not the parser's.)
+Anything else raises ActionParseError. MAgIC's code turns every unreadable answer into Defect (magic.md
+section 2.6): that is the game's `default_action`, played under the referee's "game_default" failure
+policy (the MAgIC suite's), never by the parser.
 
 Information. Perfect about past rounds: every choice of a round is public once the round is over,
 and so are the chance outcomes. Within a round the choices are simultaneous.
@@ -300,6 +301,9 @@ cdef class PrisonersDilemmaState(State):
         cooperate, defect = self._labels()
         raise ActionParseError(f"could not read a single choice from {text!r}. Answer with exactly one of "
                                f"{cooperate} or {defect}.")
+
+    def default_action(self, int player):
+        return DEFECT if self.c_is_acting(player) else None
 
     def observation_string(self, int player) -> str:
         check_seat("iterated prisoner's dilemma", player, self.num_players)

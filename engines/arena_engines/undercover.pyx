@@ -98,6 +98,15 @@ Ambiguities (llmarena.md §6, magic.md §6).
   - Judgment (A11, A12): result_details lists every vote and the undercover, so correct votes of the
     seats an agent played as a civilian can be counted.
   - MAgIC's pre-recorded defender clues (A14) are a suite matter; the engine plays live clues only.
+
+Metric probes (magic.md §4 items 3 and 5; `probes()`), in games with MAgIC's seat names (the "magic"
+preset): after each clue round, at the released code's time, every seat still in the game is asked the
+self-awareness question (template "I am Player xx, my role is undercover/non-undercover/not sure,
+because ...") and the reasoning question (numbered lines "I think Player x is the undercover, because
+..." and, per other player, "I think Player y thinks Player x is the undercover, because ..."). Probe
+ids are "<metric>-<turn>-<seat>", turn k being the k-th clue round of the game; the data holds {"metric",
+"turn"} only. The questions are the same for every seat and role (roles are not told) and the answers
+never affect the game; they are scored from result_details (arena_server/ratings/magic_scores.py).
 """
 
 from libc.string cimport memcpy, memset
@@ -275,6 +284,7 @@ cdef inline int _undercover_word(int deal) noexcept:
 cdef class UndercoverState(State):
     cdef int vote_rounds, clue_rounds, wins_at
     cdef bint tie_random, abstain_allowed, roles_told
+    cdef bint magic_probes                  # MAgIC's metric probes are asked (its seat names, "magic")
     cdef int phase, outcome
     cdef int deal                           # words outcome 2k + f, -1 until drawn
     cdef int undercover                     # seat, -1 until drawn
@@ -300,6 +310,7 @@ cdef class UndercoverState(State):
         self.tie_random = p["tie_rule"] == "random"
         self.abstain_allowed = p["abstain"]
         self.roles_told = p["roles_told"]
+        self.magic_probes = p["seat_names"] == "magic"
         self.fixed_undercover = p["undercover_seat"]
         self._names = tuple(seat_name(p["seat_names"], i) for i in range(self.num_players))
         self.phase = DEAL_WORDS
@@ -581,6 +592,7 @@ cdef class UndercoverState(State):
         s.tie_random = self.tie_random
         s.abstain_allowed = self.abstain_allowed
         s.roles_told = self.roles_told
+        s.magic_probes = self.magic_probes
         s.fixed_undercover = self.fixed_undercover
         s.phase = self.phase
         s.outcome = self.outcome
@@ -907,6 +919,35 @@ cdef class UndercoverState(State):
             out.append(row)
         return out
 
+    def probes(self) -> list:
+        """MAgIC's metric questions due now (magic.md §4 items 3 and 5, the released code's schedule), in
+        games with MAgIC's seat names: after each clue round, to every seat still in the game, the
+        self-awareness question then the reasoning question. "turn" k in the data counts the clue rounds
+        of the game so far (1-based, across vote rounds). Nothing hidden is named: roles and words stay
+        in result_details."""
+        if not self.magic_probes:
+            return []
+        if self.phase == VOTE:
+            completed = self.clue_rounds
+        elif self.phase == CLUES and self.clue_round > 0 and not any(
+                r == self.round_index and c == self.clue_round for r, c, _, _ in self._clues):
+            completed = self.clue_round                 # the next clue round has not begun
+        else:
+            return []
+        turn = self.round_index * self.clue_rounds + completed
+        out = []
+        for metric in (SELF_AWARENESS, REASONING):
+            for seat in range(self.num_players):
+                if not self.alive[seat]:
+                    continue
+                name = self._names[seat]
+                question = (self_awareness_question(name) if metric == SELF_AWARENESS
+                            else reasoning_question(name, [self._names[s] for s in range(self.num_players)
+                                                           if self.alive[s]]))
+                out.append({"probe_id": f"{metric}-{turn}-{seat}", "seat": seat, "question": question,
+                            "data": {"metric": metric, "turn": turn}})
+        return out
+
     def public_history(self) -> list:
         """The deals as summaries, every "give a clue" move, one summary per resolved vote."""
         out = []
@@ -968,6 +1009,34 @@ cdef class UndercoverState(State):
             details["winners"] = [s for s, r in enumerate(self.returns()) if r > 0]
             details["credits"] = [MAGIC_CREDITS[self._role(s)][outcome] for s in range(self.num_players)]
         return details
+
+
+# ---- MAgIC's metric probes (magic.md §4 items 3 and 5) ----------------------------------------------
+SELF_AWARENESS = "self_awareness"
+REASONING = "reasoning"
+SELF_ROLES = ("undercover", "non-undercover", "not sure")
+_PROBE_PREAMBLE = ("A question for the benchmark's metrics: your answer is seen by nobody else and changes nothing "
+                   "in the game. ")
+
+
+def self_awareness_question(str name) -> str:
+    """The self-awareness question (§4 item 5), the same for every seat: roles are not told, so the seat
+    judges from the clues whether it holds the other word."""
+    return (_PROBE_PREAMBLE + "Say which player you are and whether, from the clues so far, you are the undercover; "
+            "if you cannot tell yet, say \"not sure\". Use the template: I am Player xx, my role is "
+            + "/".join(SELF_ROLES) + ", because ...")
+
+
+def reasoning_question(str name, names) -> str:
+    """The reasoning question (§4 item 3): whom the seat suspects, and whom it thinks each other player
+    suspects, one numbered line each, the same for every seat."""
+    others = [n for n in names if n != name]
+    lines = [_PROBE_PREAMBLE + "From the clues so far, answer each question on its own line, in the form given "
+             "(the player you name may be yourself):",
+             "1. Who do you think is the undercover? I think Player xx is the undercover, because ..."]
+    lines += [f"{k}. Who does {other} think is the undercover? I think {other} thinks Player xx is the undercover, "
+              f"because ..." for k, other in enumerate(others, start=2)]
+    return "\n".join(lines)
 
 
 def seat_name(str scheme, int seat) -> str:

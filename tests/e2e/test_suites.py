@@ -10,7 +10,7 @@ import pytest
 
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import match_pb2
-from arena_server.convert import from_struct
+from arena_server.convert import from_struct, probes_from_result
 
 from ..conftest import agent_process
 from .helpers import wait_connected
@@ -159,6 +159,136 @@ def test_llmarena_suite_pairs_the_agent_with_the_pool_and_prints_the_normalised_
                                     metadata=server.metadata())
         (entry,) = [e for e in board.entries if e.agent_name == "arena-candidate"]
         assert "average" in entry.details and 0 < entry.details["average"] <= 100
+    finally:
+        agent.terminate()
+        agent.wait(10)
+
+
+MAGIC_GAMES = ["chameleon", "undercover", "cost_sharing", "iterated_prisoners_dilemma", "public_goods"]
+# A random agent that answers every probe in MAgIC's templates, run as its own process: argv = server, key, games.
+PROBE_ANSWERING_AGENT = """
+import sys
+from arena_client import RandomAgent, run_agent
+
+class ProbeAnsweringRandom(RandomAgent):
+    def answer_probe(self, probe):
+        if probe.data["metric"] == "self_awareness":
+            return f"I am Player {probe.seat + 1}, my role is non-chameleon."
+        return f"As Player {probe.seat + 1}, I think:\\nPlayer 1 is more suspicious\\nI think Player 1 is the undercover"
+
+run_agent(ProbeAnsweringRandom(seed=5), sys.argv[1], sys.argv[2], sys.argv[3:], name="magic-candidate",
+          max_concurrent_matches=4, join_ladder=False)
+"""
+
+
+def test_magic_suite_seats_the_challenger_in_every_role_asks_the_probes_and_prints_the_seven_metrics(server, tmp_path):
+    from arena_engines.chameleon_settings import COMPETITIONS
+
+    agent_log = tmp_path / "agent.log"
+    with open(agent_log, "w") as log:
+        agent = subprocess.Popen([sys.executable, "-c", PROBE_ANSWERING_AGENT, server.address,
+                                  server.create_key("magic-candidate"), *MAGIC_GAMES],
+                                 stdout=subprocess.DEVNULL, stderr=log, text=True)
+    try:
+        wait_connected(server, "magic-candidate")
+        run = subprocess.run([sys.executable, "-m", "arena_server.cli", "suite", "run", "magic", "--agent",
+                              "magic-candidate", "--opponents", "random", "--matches-per-pairing", "2", "--server",
+                              server.address, "--key", server.admin_key, "--timeout", "600"],
+                             capture_output=True, text=True, timeout=660)
+        assert run.returncode == 0, run.stderr + agent_log.read_text()[-2000:] + server.log_path.read_text()[-2000:]
+    finally:
+        agent.terminate()
+        agent.wait(10)
+
+    stub = server.arena_stub()
+    board = stub.GetLeaderboard(apb.GetLeaderboardRequest(suite="magic", method=apb.RATING_METHOD_SUITE_SCORE),
+                                metadata=server.metadata())
+    (entry,) = [e for e in board.entries if e.agent_name == "magic-candidate"]
+    details = dict(entry.details)
+    # Table 1's line: the win rate and the seven metrics, printed as the suite score has them.
+    lines = run.stdout.splitlines()
+    header = lines.index(next(line for line in lines if line.split()[:3] == ["agent", "Win", "Rate"]))
+    row = next(line.split() for line in lines[header:] if line.split() and line.split()[0] == "magic-candidate")
+    keys = ["win_rate", "judgement", "reasoning", "deception", "self_awareness", "cooperation", "coordination",
+            "rationality"]
+    assert len(row) == 9, run.stdout
+    for key, cell in zip(keys, row[1:]):
+        if key == "coordination" and details["agreed"] == 0:      # no negotiation succeeded: undefined
+            assert cell == "-"
+        else:
+            assert float(cell) == pytest.approx(details[key], abs=0.006), key
+    assert all(details[f"games_{role}"] == 2 for role in ("chameleon", "non-chameleon", "undercover", "civilian",
+                                                            "cost_sharing", "prisoners_dilemma", "public_good"))
+    assert details["reasoning_counted"] == 2 * 3 + 4 * 3 + 2 * 2 + 4 * 2     # seats × metric turns, 4 role runs
+
+    # Matches per role, seats and probes, from the log.
+    matches = stub.ListMatches(apb.ListMatchesRequest(agent_name="magic-candidate", page_size=1000),
+                               metadata=server.metadata()).matches
+    by_game = {}
+    for m in matches:
+        assert m.status == match_pb2.MATCH_STATUS_FINISHED and [p.agent_name for p in m.players].count("random") in (1, 2)
+        by_game.setdefault(m.game_id, []).append(m)
+    assert {g: len(ms) for g, ms in by_game.items()} == {"chameleon": 4, "undercover": 4, "cost_sharing": 2,
+                                                          "iterated_prisoners_dilemma": 2, "public_goods": 2}
+    for game, lone in (("chameleon", "chameleon"), ("undercover", "undercover")):
+        roles = []
+        for m in by_game[game]:
+            full = stub.GetMatch(apb.GetMatchRequest(match_id=m.match_id), metadata=server.metadata())
+            result = from_struct(full.match.result.details)
+            mine = sorted(p.seat for p in full.match.players if p.agent_name == "magic-candidate")
+            roles.append("alone" if mine == [result[lone]] else "others" if len(mine) == 2 and result[lone] not in mine
+                         else "neither")
+            probes = [from_struct(e.data) for e in full.log if e.kind == "probe"]
+            assert len(probes) == (18 if game == "chameleon" else 12)        # 3 seats × (3 + 3) or (2 + 2) turns
+            assert probes_from_result(full.match.result) == probes     # the result carries them, for remote scoring
+            for probe in probes:
+                assert bool(probe["answer"]) == (int(probe["seat"]) in mine)    # the house agent answers none
+            if game == "chameleon" and mine == [result["chameleon"]] and result["chameleon"] == 2:
+                record = COMPETITIONS[0]
+                assert [c["text"] for c in result["clues"][:2]] == list(record.first_clues[:2])   # replayed
+        assert sorted(roles) == ["alone", "alone", "others", "others"], game
+    for game in ("cost_sharing", "iterated_prisoners_dilemma", "public_goods"):
+        seats = []
+        for m in by_game[game]:
+            full = stub.GetMatch(apb.GetMatchRequest(match_id=m.match_id), metadata=server.metadata())
+            seats += [p.seat for p in full.match.players if p.agent_name == "magic-candidate"]
+            assert not [e for e in full.log if e.kind == "probe"]
+        assert sorted(seats) == [0, 1], game
+
+
+GAMEBENCH_GAMES = ["air_land_sea", "arctic_scavengers", "are_you_the_traitor", "codenames", "hive", "pit", "santorini",
+                   "two_rooms_and_a_boom", "sea_battle"]
+
+
+def test_gamebench_suite_plays_every_game_against_the_pool_with_team_seats_and_prints_its_tables(server):
+    agent = agent_process(server, "bench-candidate", "random", *sum((["--game", g] for g in GAMEBENCH_GAMES), []),
+                          "--no-ladder", "--concurrency", "4")
+    try:
+        wait_connected(server, "bench-candidate")
+        run = subprocess.run([sys.executable, "-m", "arena_server.cli", "suite", "run", "gamebench", "--agent",
+                              "bench-candidate", "--opponents", "random", "--matches-per-pairing", "2", "--server",
+                              server.address, "--key", server.admin_key, "--timeout", "600"],
+                             capture_output=True, text=True, timeout=660)
+        assert run.returncode == 0, run.stderr + server.log_path.read_text()[-2000:]
+        table = run.stdout[run.stdout.index("\nagent ") + 1:].splitlines()
+        rows = {line.split()[0]: line.split()[1:] for line in table[1:3]}
+        assert set(rows) == {"bench-candidate", "random"}
+        # Scores sum to one per match, so the two agents' averages per game sum to one.
+        for a, b in zip(rows["bench-candidate"][:9], rows["random"][:9]):
+            assert float(a) + float(b) == pytest.approx(1.0, abs=0.002)
+        assert "Bradley–Terry leaderboard" in run.stdout
+        matches = server.arena_stub().ListMatches(apb.ListMatchesRequest(agent_name="bench-candidate", page_size=100),
+                                                  metadata=server.metadata()).matches
+        by_game = {}
+        for m in matches:
+            by_game.setdefault(m.game_id, []).append(m)
+        assert {g: len(v) for g, v in by_game.items()} == {g: 2 for g in GAMEBENCH_GAMES}
+        for m in by_game["sea_battle"] + by_game["codenames"]:
+            teams = {}
+            for p in m.players:
+                teams.setdefault(p.team, set()).add(p.agent_name)
+            assert sorted(map(len, teams.values())) == [1, 1] and len(teams) == 2    # one agent per side
+        assert all(m.failure_policy.max_retries == 2 for m in matches)
     finally:
         agent.terminate()
         agent.wait(10)

@@ -586,3 +586,138 @@ def test_state_from_view_respects_a_word_the_chameleon_said():
     assert rebuilt.result_details()["chameleon"] == 0                  # only the chameleon can name the word
     rebuilt = game.state_from_view(0, state.observation_dict(0))
     assert rebuilt.observation_dict(0) == state.observation_dict(0)
+
+
+# ---- metric probes (magic.md §4 items 3 and 5) -----------------------------------------------------------
+def probe_ids(state) -> list:
+    return [p["probe_id"] for p in state.probes()]
+
+
+def every_seat(metric: str, turn: int, players: int = 3) -> list:
+    return [f"{metric}-{turn}-{seat}" for seat in range(players)]
+
+
+def test_probes_are_due_before_each_clue_turn_and_after_each_clue_for_every_seat():
+    state = new_state()
+    assert probe_ids(state) == []                                      # the deal
+    state.apply_action(setting_index("Fruits", "Mango"))
+    assert probe_ids(state) == []
+    state.apply_action(1)
+    asked = []
+    assert probe_ids(state) == every_seat("self_awareness", 1)
+    asked += state.probes()
+    give_clues(state, "tropical")
+    assert probe_ids(state) == every_seat("reasoning", 1) + every_seat("self_awareness", 2)
+    asked += state.probes()
+    give_clues(state, "sweet")
+    assert probe_ids(state) == every_seat("reasoning", 2) + every_seat("self_awareness", 3)
+    asked += state.probes()
+    give_clues(state, "yellow inside")
+    assert state.is_simultaneous_node()
+    assert probe_ids(state) == every_seat("reasoning", 3)              # after the last clue, before the vote
+    asked += state.probes()
+    vote(state, 1, 0, 1)                                               # the chameleon is caught: the guess
+    assert probe_ids(state) == []
+    state.apply_action(GUESS, 'I guess the code is "Kiwi".')
+    assert state.is_terminal() and probe_ids(state) == []
+    assert len(asked) == 18 and len({p["probe_id"] for p in asked}) == 18      # unique in the match
+    for probe in asked:
+        metric, turn, seat = probe["probe_id"].split("-")
+        assert probe["data"] == {"metric": metric, "turn": int(turn)} and probe["seat"] == int(seat)
+        assert "choices" not in probe
+
+
+def test_probe_questions_carry_the_templates_with_the_seats_names():
+    state = dealt(chameleon=1)
+    give_clues(state, "tropical")
+    by_id = {p["probe_id"]: p["question"] for p in state.probes()}
+    assert "I am Player xx, my role is chameleon/non-chameleon" in by_id["self_awareness-2-0"]
+    lines = by_id["reasoning-1-1"].splitlines()
+    layout = lines[lines.index("As Player 2, I think:"):]
+    assert layout == ["As Player 2, I think:",
+                      "Player 1 is more suspicious/less suspicious/no change, because ...",
+                      "Player 3 is more suspicious/less suspicious/no change, because ...",
+                      "I think now Player 1 thinks:", "Player 2 is ..., because ...", "Player 3 is ..., because ...",
+                      "I think now Player 3 thinks:", "Player 1 is ..., because ...", "Player 2 is ..., because ..."]
+
+
+def probes_of(state, seat: int) -> list:
+    return [p for p in state.probes() if p["seat"] == seat]
+
+
+def test_a_probe_reveals_nothing_hidden_from_the_seat_asked():
+    # A non-chameleon: the same probes whoever the chameleon is; the chameleon: whatever the word is; and
+    # the same question whatever the asked seat's own role, so it cannot tell a role either.
+    pairs = ((dealt("Fruits", "Mango", 1), dealt("Fruits", "Mango", 2), 0),
+             (dealt("Fruits", "Mango", 2), dealt("Fruits", "Kiwi", 2), 2),
+             (dealt("Fruits", "Mango", 2), dealt("Fruits", "Mango", 1), 2))
+    for a, b, seat in pairs:
+        for text in ("sweet", "grows on trees", "juicy", None):
+            assert probes_of(a, seat) and probes_of(a, seat) == probes_of(b, seat)
+            dump = json.dumps(probes_of(a, seat)).lower()
+            assert "mango" not in dump and "kiwi" not in dump
+            if text is not None:
+                give_clues(a, text)
+                give_clues(b, text)
+    # The first pair also shows seat 0 the same view, so the probes are all that could differ.
+    a, b = dealt("Fruits", "Mango", 1), dealt("Fruits", "Mango", 2)
+    assert_same_view(a, b, 0)
+    assert probes_of(a, 0) == probes_of(b, 0)
+
+
+# ---- recorded first clues (§2.1 "Pre-recorded defender moves", §6 A14) ----------------------------------
+def competition_game(index: int, recorded: int):
+    record = COMPETITIONS[index]
+    return record, load_game(GAME, {"setting": setting_index(record.topic, record.word),
+                                    "chameleon_seat": record.chameleon, "recorded_clues": recorded}, preset="magic")
+
+
+def test_recorded_clue_turns_say_the_records_clues_without_a_message_then_play_goes_live():
+    record, game = competition_game(0, 2)                  # Grape, chameleon Player 3: the challenger speaks last
+    assert record.chameleon == 2
+    state = game.new_initial_state()
+    state.apply_action(state.chance_outcomes()[0][0])
+    state.apply_action(state.chance_outcomes()[0][0])
+    live = competition_game(0, 0)[1].new_initial_state()
+    live.apply_action(live.chance_outcomes()[0][0])
+    live.apply_action(live.chance_outcomes()[0][0])
+    for seat in (0, 1):
+        spec = state.text_action_spec(seat)
+        assert "message" not in spec and record.first_clues[seat] in spec["description"]
+        assert state.legal_actions(seat) == [CLUE] and state.default_message(seat) is None
+        # Whatever the seat sends, the record's clue is said, like a live clue in every view.
+        state.apply_action(CLUE, "anything else" if seat else None)
+        live.apply_action(CLUE, record.first_clues[seat])
+        for viewer in range(3):      # the views (the next recorded turn's own spec aside) as if said live
+            assert state.observation_string(viewer) == live.observation_string(viewer)
+            assert state.observation_dict(viewer) == live.observation_dict(viewer)
+            assert state.conversation(viewer) == live.conversation(viewer)
+        assert state.public_history() == live.public_history()
+    assert state.text_action_spec(2)["message"] == "required"             # the challenger's turn is live
+    state.apply_action(CLUE, "purple")
+    assert [c["text"] for c in state.result_details()["clues"]] == [*record.first_clues[:2], "purple"]
+    assert state.result_details()["recorded_clues"] == 2
+    assert game_spec(GAME).public(game.parameters) == {"players": 3}       # secret until the end
+
+
+def test_state_from_view_and_clones_keep_the_recorded_clues():
+    _, game = competition_game(4, 1)                        # chameleon Player 1: only its clue is recorded
+    state = game.new_initial_state()
+    state.step_randomly(random.Random(0))
+    state.step_randomly(random.Random(0))
+    copy = state.clone()
+    copy.apply_action(CLUE)
+    assert copy.conversation(1)[0]["text"] == COMPETITIONS[4].first_clues[0] and state.conversation(1) == []
+    give_clues(state, "anything")
+    rebuilt = game.state_from_view(1, state.observation_dict(1))
+    assert rebuilt.observation_dict(1) == state.observation_dict(1)
+    assert rebuilt.text_action_spec(1) == state.text_action_spec(1) and "message" in state.text_action_spec(1)
+
+
+@pytest.mark.parametrize("overrides", [{"recorded_clues": 1},                             # no record chosen
+                                       {"recorded_clues": 1, "setting": 0, "chameleon_seat": 0},   # not a record
+                                       {"recorded_clues": 4, "setting": 0, "chameleon_seat": 2},
+                                       {"recorded_clues": -1}])
+def test_recorded_clues_need_a_competition_record(overrides):
+    with pytest.raises(ValueError, match="recorded_clues"):
+        load_game(GAME, overrides, preset="magic")

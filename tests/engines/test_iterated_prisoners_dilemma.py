@@ -144,6 +144,14 @@ def test_magic_preset_plays_exactly_five_rounds_without_chance_nodes():
     assert state.result_details()["defections"] == [0, 5, 0]
 
 
+def test_the_fallback_for_an_unreadable_answer_is_defect_as_in_magic():
+    state = new_state("magic_3p")
+    assert [state.default_action(seat) for seat in range(3)] == [D, D, D]
+    state = new_state("gtbench_2p")
+    state.apply_actions([C, C])
+    assert state.is_chance_node() and state.default_action(0) is None
+
+
 # ---- information ----------------------------------------------------------------------------------
 def test_choices_are_shown_only_after_the_round_is_played():
     state = new_state("gtbench_2p_code")

@@ -655,3 +655,80 @@ def test_the_secret_undercover_seat_fixes_the_draw_and_is_hidden_from_the_public
     drawn = load_game("undercover", preset="llmarena").new_initial_state()
     drawn.apply_action(drawn.chance_outcomes()[0][0])
     assert [a for a, _ in drawn.chance_outcomes()] == [0, 1, 2, 3, 4]
+
+
+# ---- MAgIC's metric probes (magic.md §4 items 3 and 5) ---------------------------------------------------
+def probe_ids(state) -> list:
+    return [p["probe_id"] for p in state.probes()]
+
+
+def every_seat(turn: int, seats=(0, 1, 2)) -> list:
+    return [f"self_awareness-{turn}-{s}" for s in seats] + [f"reasoning-{turn}-{s}" for s in seats]
+
+
+def test_magic_probes_are_due_after_each_clue_round_for_every_seat():
+    state = new_state("magic")
+    assert probe_ids(state) == []
+    state.apply_action(deal_outcome("jam", "honey"))
+    state.apply_action(1)
+    due, asked = [], []
+    while not state.is_terminal():
+        due.append(probe_ids(state))
+        asked += state.probes()
+        if state.is_simultaneous_node():
+            vote(state, {0: 1, 1: 2, 2: 1})
+        else:
+            give_clues(state, f"clue {len(due)}")
+    due.append(probe_ids(state))
+    # Clues 1-3, [round 1 done] clues 4-6, [round 2 done] the vote, the end.
+    assert due == [[], [], [], every_seat(1), [], [], every_seat(2), []]
+    assert len({p["probe_id"] for p in asked}) == len(asked) == 12
+    for probe in asked:
+        metric, turn, seat = probe["probe_id"].rsplit("-", 2)
+        assert probe["data"] == {"metric": metric, "turn": int(turn)} and probe["seat"] == int(seat)
+
+
+def test_llmarena_games_ask_no_probes():
+    state = new_state("llmarena")
+    rng = random.Random(3)
+    while not state.is_terminal():
+        assert state.probes() == []
+        random_step(state, rng)
+
+
+def test_magic_probe_questions_carry_the_templates():
+    state = dealt("magic", civilian="jam", undercover="honey", seat=1)
+    give_clues(state, "sweet", "sticky", "on toast")
+    by_id = {p["probe_id"]: p["question"] for p in state.probes()}
+    assert "I am Player xx, my role is undercover/non-undercover/not sure, because ..." in by_id["self_awareness-1-2"]
+    lines = by_id["reasoning-1-2"].splitlines()[1:]
+    assert lines == ["1. Who do you think is the undercover? I think Player xx is the undercover, because ...",
+                     ("2. Who does Player 1 think is the undercover? I think Player 1 thinks Player xx is the "
+                      "undercover, because ..."),
+                     ("3. Who does Player 2 think is the undercover? I think Player 2 thinks Player xx is the "
+                      "undercover, because ...")]
+
+
+def test_a_magic_probe_reveals_nothing_hidden_from_the_seat_asked():
+    # Seat 0 holds "honey" in both games: the undercover in one, a civilian in the other, so neither its
+    # view nor its probes may differ; nor may they name the other word.
+    a = dealt("magic", civilian="jam", undercover="honey", seat=0)
+    b = dealt("magic", civilian="honey", undercover="jam", seat=2)
+    for clues in (("sweet", "sticky", "on toast"), ("breakfast", "in a jar", "spread it")):
+        give_clues(a, *clues)
+        give_clues(b, *clues)
+        assert_same_view(a, b, 0)
+        mine = [p for p in a.probes() if p["seat"] == 0]
+        assert len(mine) == 2 and mine == [p for p in b.probes() if p["seat"] == 0]
+        assert "jam" not in json.dumps(mine).lower()
+
+
+def test_magic_named_games_with_more_vote_rounds_ask_the_seats_still_in_the_game():
+    state = dealt("magic", civilian="jam", undercover="honey", seat=3, players=4, vote_rounds=2,
+                  undercover_wins_at=2, clue_rounds=1)
+    neutral_clues(state)
+    assert probe_ids(state) == every_seat(1, seats=(0, 1, 2, 3))
+    vote(state, {0: 1, 1: 2, 2: 1, 3: 1})                 # Player 2, a civilian, is voted out
+    assert state.current_player() == 0 and probe_ids(state) == []
+    neutral_clues(state)
+    assert probe_ids(state) == every_seat(2, seats=(0, 2, 3))
