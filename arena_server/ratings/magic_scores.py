@@ -79,7 +79,7 @@ from .suites import register_suite_score
 #: The MAgIC games, each with its preset and the parameters the suite changes per match.
 PRESETS = {"chameleon": "magic", "undercover": "magic", "cost_sharing": "magic",
            "iterated_prisoners_dilemma": "magic_3p", "public_goods": "magic"}
-VARIED = {"chameleon": {"setting", "chameleon_seat", "recorded_clues"}, "undercover": {"undercover_seat"},
+VARIED = {"chameleon": {"setting", "chameleon_seat", "recorded_clues"}, "undercover": {"undercover_seat", "deal"},
           "cost_sharing": {"setting", "challenger_seat"}, "iterated_prisoners_dilemma": {"payoffs"},
           "public_goods": {"multiplier"}}
 

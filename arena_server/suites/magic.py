@@ -8,8 +8,11 @@ against one defender agent the operator names (`--opponents`; the paper's defend
   challenger's first turn say the record's first clue (§2.1 "Pre-recorded defender moves", §6 A14):
   the game's secret "recorded_clues" is the challenger's first seat.
 - Undercover: 20 competitions, each twice: the challenger as the undercover, and as both civilians;
-  the undercover's seat rotates over the three seats. The words are drawn by the game's chance
-  (the engine has no parameter to pin a word pair), and no first clue is pre-recorded.
+  the undercover's seat rotates over the three seats. MAgIC's 20 word pairs are unpublished (§6
+  A21; its recommended calibration, 200 all-GPT-4 games to pick 20 balanced pairs, needs GPT-4 and
+  is not done here): competition k deals the first pair of the k-th triangle of undercover_words.WORD_PAIRS (20
+  different topics), the civilians' side alternating, the same in both role runs (the game's secret
+  "deal"). MAgIC's recorded first clues are unpublished too, so no clue is pre-recorded.
 - Cost Sharing: 7 groups of cost_sharing_settings × the challenger in each of the 3 seats (21); the
   defenders' round-1 proposals are the group's recorded ones ("challenger_seat").
 - Prisoner's Dilemma: 7 payoff settings × 3 seats (21); the settings are §6 A6's reading,
@@ -71,11 +74,17 @@ def chameleon_matches(limit: int | None = None) -> list[dict[str, Any]]:
     return matches
 
 
+def undercover_deal(k: int) -> int:
+    """Competition k's words: pair 3k (WORD_PAIRS comes in triangles of three pairs on one topic), the
+    civilians on its word k mod 2."""
+    return 2 * (3 * k) + k % 2
+
+
 def undercover_matches(limit: int | None = None) -> list[dict[str, Any]]:
     matches = []
     for k in range(min(UNDERCOVER_COMPETITIONS, UNDERCOVER_COMPETITIONS if limit is None else limit)):
-        seat = {"undercover_seat": k % SEATS}
-        matches += _both_roles(k % SEATS, seat, seat)
+        setting = {"undercover_seat": k % SEATS, "deal": undercover_deal(k)}
+        matches += _both_roles(k % SEATS, setting, setting)
     return matches
 
 

@@ -76,7 +76,8 @@ Ambiguities (llmarena.md §6, magic.md §6).
     evaluate an agent as the undercover (LLMArena's protocol), a suite seats it at random and sets
     the secret parameter "undercover_seat" to its seat: the draw then has that one outcome, and the
     server shows no seat the parameter before the end (determinization still redraws the seat from
-    what the player saw). result_details["undercover"] names the seat.
+    what the player saw). result_details["undercover"] names the seat. The secret parameter "deal"
+    likewise pins the words (MAgIC's 20 fixed competitions, each played in both roles).
   - Word list (llmarena #16: the code's 69 pairs, "replaceable"; magic A21: settings unpublished):
     this project's own 78 pairs (undercover_words.py), which side of a pair the civilians get drawn
     too. Neither paper's list is used.
@@ -192,6 +193,9 @@ SPEC = GameSpec(
         Parameter("undercover_seat", -1, "the undercover's seat, or -1 to draw it at random; secret until the end "
                                          "(a suite sets it to seat the agent it evaluates as the undercover)",
                   secret=True),
+        Parameter("deal", -1, f"the words: 2k + f deals pair k of undercover_words.WORD_PAIRS with the civilians on "
+                              f"its word f (0-{2 * len(WORD_PAIRS) - 1}), or -1 to draw them at random; secret until "
+                              f"the end (a suite pins a competition's words)", secret=True),
     ),
     presets=(
         Preset("llmarena", "LLMArena (Chen et al., 2024): 5 players, one clue each then a secret vote per round, the "
@@ -289,6 +293,7 @@ cdef class UndercoverState(State):
     cdef int deal                           # words outcome 2k + f, -1 until drawn
     cdef int undercover                     # seat, -1 until drawn
     cdef int fixed_undercover               # the "undercover_seat" parameter: -1, or the seat the draw gives
+    cdef int fixed_deal                     # the "deal" parameter: -1, or the words outcome the draw gives
     cdef int round_index                    # current vote round (the last one once over)
     cdef int votes_done                     # resolved votes
     cdef int clue_round, speaker            # current clue round; seat giving a clue, -1 otherwise
@@ -312,6 +317,7 @@ cdef class UndercoverState(State):
         self.roles_told = p["roles_told"]
         self.magic_probes = p["seat_names"] == "magic"
         self.fixed_undercover = p["undercover_seat"]
+        self.fixed_deal = p["deal"]
         self._names = tuple(seat_name(p["seat_names"], i) for i in range(self.num_players))
         self.phase = DEAL_WORDS
         self.outcome = PLAYING
@@ -369,6 +375,10 @@ cdef class UndercoverState(State):
         cdef int i, n = 0
         cdef int most[MAX_PLAYERS]
         if self.phase == DEAL_WORDS:
+            if self.fixed_deal >= 0:              # set by a secret parameter: the draw has one outcome
+                actions[0] = self.fixed_deal
+                probs[0] = 1.0
+                return 1
             n = 2 * _num_pairs
             for i in range(n):
                 actions[i] = i
@@ -594,6 +604,7 @@ cdef class UndercoverState(State):
         s.roles_told = self.roles_told
         s.magic_probes = self.magic_probes
         s.fixed_undercover = self.fixed_undercover
+        s.fixed_deal = self.fixed_deal
         s.phase = self.phase
         s.outcome = self.outcome
         s.deal = self.deal
@@ -1087,6 +1098,7 @@ class Game(GameBase):
             if not isinstance(values[name], bool):
                 raise ValueError(f"parameter {name!r} is true or false, not {values[name]!r}")
         checked_int(values, "undercover_seat", -1, num_players - 1)
+        checked_int(values, "deal", -1, 2 * len(WORD_PAIRS) - 1)
 
     def new_initial_state(self) -> UndercoverState:
         return UndercoverState(self)

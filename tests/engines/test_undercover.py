@@ -651,6 +651,13 @@ def test_the_secret_undercover_seat_fixes_the_draw_and_is_hidden_from_the_public
     # A seat the match does not have is refused.
     with pytest.raises(ValueError, match="undercover_seat"):
         load_game("undercover", {"undercover_seat": 5}, preset="llmarena")
+    # The secret deal pins the words the same way.
+    pinned = load_game("undercover", {"deal": 7}, preset="magic")
+    state = pinned.new_initial_state()
+    assert state.chance_outcomes() == [(7, 1.0)]
+    assert "deal" not in spec.public(pinned.parameters)
+    with pytest.raises(ValueError, match="deal"):
+        load_game("undercover", {"deal": 2 * len(WORD_PAIRS)}, preset="magic")
     # By default the seat is drawn uniformly.
     drawn = load_game("undercover", preset="llmarena").new_initial_state()
     drawn.apply_action(drawn.chance_outcomes()[0][0])

@@ -10,6 +10,7 @@ from arena_engines import game_spec, load_game
 from arena_engines.chameleon_settings import setting_index
 from arena_engines.cost_sharing import SPLIT_ID, VOTE_ACTIONS
 from arena_engines.iterated_prisoners_dilemma import magic_payoffs
+from arena_engines.undercover_words import WORD_PAIRS
 from arena_server.ratings.magic_scores import (first_argmax, magic_rows, read_self_report, suspicion_matrix,
                                                undercover_matrix)
 from arena_server.ratings.suites import suite_score
@@ -352,6 +353,9 @@ def test_the_magic_suite_lists_every_setting_in_each_role_it_scores():
         ((3, 5, 2), (3, 10, 2), (3, 20, 2), (3, 5, 3), (3, 5, 4), (3, 5, 5), (5, 5, 3))}
     assert sorted({m["parameters"]["multiplier"] for m in configs["public_goods"].listed}) == [1, 1.2, 1.5, 1.8, 2, 2.5, 3]
     assert len({m["parameters"]["setting"] for m in configs["chameleon"].listed}) == 20
+    deals = [m["parameters"]["deal"] for m in configs["undercover"].listed]
+    assert deals[::2] == deals[1::2] and len(set(deals)) == 20               # both role runs of a competition share its words
+    assert len({word for deal in set(deals) for word in WORD_PAIRS[deal // 2]}) == 40     # 20 unrelated pairs
     small = {c.game_id: len(c.listed) for c in SUITES["magic"].tournaments(ME, opponents=(GPT4,), matches_per_pairing=2)}
     assert small == {"chameleon": 4, "undercover": 4, "cost_sharing": 2, "iterated_prisoners_dilemma": 2,
                      "public_goods": 2}
