@@ -159,8 +159,9 @@ def match_result(r: dict[str, Any]) -> match_pb2.MatchResult:
         blamed_seats=r.get("blamed_seats", []), summary=r.get("summary", ""),
         seat_stats=[match_pb2.SeatStats(**s) for s in r.get("seat_stats", [])],
         details=to_struct(r.get("details", {})),
-        probes=[match_pb2.AskedProbe(probe_id=p["probe_id"], seat=p["seat"], question=p["question"],
-                                      data=to_struct(p.get("data", {})), answer=p.get("answer"), move=p["move"])
+        probes=[match_pb2.ProbeRecord(probe_id=p["probe_id"], seat=p["seat"], question=p["question"],
+                                      data=to_struct(p.get("data", {})), answer=p.get("answer"), move=p["move"],
+                                      asked=p.get("asked", True))
                 for p in r.get("probes", [])],
     )
 
@@ -168,7 +169,8 @@ def match_result(r: dict[str, Any]) -> match_pb2.MatchResult:
 def probes_from_result(result: match_pb2.MatchResult) -> list[dict[str, Any]]:
     """The result's probe answers as the referee logged them (answer None when not given)."""
     return [{"probe_id": p.probe_id, "seat": p.seat, "question": p.question, "data": from_struct(p.data),
-             "answer": p.answer if p.HasField("answer") else None, "move": p.move} for p in result.probes]
+             "answer": p.answer if p.HasField("answer") else None, "move": p.move, "asked": p.asked}
+            for p in result.probes]
 
 
 def event_from_log(match_id: str, entry) -> match_pb2.MatchEvent:

@@ -18,9 +18,9 @@ def add_parsers(sub) -> None:
     add_client_args(suite_run)
     suite_run.add_argument("suite", help="suite name, e.g. gtbench")
     suite_run.add_argument("--agent", required=True, help="the agent to evaluate (it must be connected)")
-    suite_run.add_argument("--opponents", default="",
-                           help="comma-separated opponents, for suites that pair the agent with a pool you name "
-                                "(llmarena)")
+    suite_run.add_argument("--opponents", "--defenders", dest="opponents", default="",
+                           help="comma-separated opponents, for suites that pair the agent with agents you name "
+                                "(llmarena and gamebench: a pool; magic: the one defender)")
     suite_run.add_argument("--matches-per-pairing", type=non_negative_int, default=0,
                            help="override the suite's count (even)")
     suite_run.add_argument("--seed", type=non_negative_int, default=0)
@@ -47,7 +47,8 @@ def _suite_list(args) -> int:
         missing = f"  (this server lacks: {', '.join(suite.missing_games)})" if suite.missing_games else ""
         print(f"{suite.name}: {len(suite.games)} games, {suite.matches_per_pairing} matches per pairing{missing}")
         for g in suite.games:
-            against = f"vs {', '.join(g.opponents)}" if g.opponents else "self-play"
+            against = (f"vs {', '.join(g.opponents)}" if g.opponents else "self-play" if g.format == "self_play"
+                       else "vs --opponents")
             print(f"  {g.game_id:<28} {g.preset or '-':<16} {against:<23} {g.scoring}")
     return 0
 

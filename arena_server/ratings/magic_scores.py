@@ -36,8 +36,10 @@ switches to the released code's where the reference's §6 offers it.
   seat's own row is the chameleon (undercover); second order (inter): for each other seat q, argmax
   of the seat's row for q equals argmax of q's own row. Argmax is the first largest entry (the code's
   numpy argmax), so a row with no information (an unreadable answer, or another seat that did not
-  answer) points at Player 1; a probe the agent's seat did not answer (an agent that takes no probes,
-  or a missed deadline) counts as wrong in both orders. S_R = (gold right + inter right) ÷ (gold +
+  answer) points at Player 1; a probe the agent's seat was asked and did not answer (a missed
+  deadline, a dropped connection) counts as wrong in both orders, and one it was not asked (its
+  agent takes no probes) is not counted: an agent that takes none has no reasoning or
+  self-awareness score ("not measured"), never a zero. S_R = (gold right + inter right) ÷ (gold +
   inter counted).
 - Deception (§4 item 4, A3): wins ÷ games as chameleon and undercover, plus 0.25 × incorrect guesses
   ÷ guesses, the guesses being those of the (defender) chameleon caught in the agent's
@@ -242,11 +244,12 @@ class Tally:
 
 
 def _probe_answers(match: MatchRecord, metric: str) -> dict[int, dict[int, str | None]]:
-    """turn -> seat -> answer of the match's probes of `metric`."""
+    """turn -> seat -> answer (None: asked, not answered) of the match's probes of `metric` that were
+    asked; a seat whose agent takes no probes is left out (not measured)."""
     out: dict[int, dict[int, str | None]] = {}
     for probe in match.result.get("probes") or ():
         data = probe.get("data") or {}
-        if data.get("metric") == metric:
+        if data.get("metric") == metric and probe.get("asked", True):
             out.setdefault(int(data["turn"]), {})[int(probe["seat"])] = probe.get("answer")
     return out
 
@@ -278,9 +281,11 @@ def _social(t: Tally, match: MatchRecord, seats: list[int], role: str) -> None:
     for answers in _probe_answers(match, "reasoning").values():
         matrices = {seat: read(answers.get(seat), seat, players) for seat in range(players)}
         for seat in seats:
+            if seat not in answers:                 # not asked: the agent takes no probes
+                continue
             t.gold[1] += 1
             t.inter[1] += 1
-            if answers.get(seat) is None:           # no answer states no deduction: neither is right
+            if answers[seat] is None:               # no answer states no deduction: neither is right
                 continue
             own = matrices[seat]
             t.gold[0] += first_argmax(own[seat]) == target

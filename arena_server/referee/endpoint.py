@@ -25,9 +25,13 @@ class SeatEndpoint(ABC):
         """The agent's Decision, RESIGNED, or None when it did not answer in time or is gone for good
         (a dropped agent's request waits for it to resume, within its deadline)."""
 
+    def takes_probes(self) -> bool:
+        """True when the seat's agent answers probes (its Hello declared "probes"); others are never asked."""
+        return False
+
     async def probe(self, probe: pb.Probe, timeout: float) -> str | None:
-        """The agent's answer to a metric question, or None (not answered in time, or the agent takes
-        no probes). Answers never affect the game."""
+        """The agent's answer to a metric question, or None (not answered in time, or gone). Answers
+        never affect the game."""
         return None
 
     def connection_key(self) -> object:

@@ -303,7 +303,9 @@ class MatchRunner:
 
     async def _ask_probes(self) -> None:
         """Asks the seats the game's probes that are due and not asked yet, all at once, and logs each
-        answer (privately, until the end); the game goes on whatever they say."""
+        answer (privately, until the end); the game goes on whatever they say. A seat whose agent takes
+        no probes is not asked: its entry says so ("asked": false), so that a score counts the probe as
+        not measured rather than unanswered."""
         due = [p for p in self.state.probes() if p["probe_id"] not in self._probes_asked]
         if not due:
             return
@@ -311,6 +313,8 @@ class MatchRunner:
 
         async def ask(spec):
             seat = spec["seat"]
+            if not self.endpoints[seat].takes_probes():
+                return None
             view = game_pb2.Observation(text=self.state.observation_string(seat),
                                         data=convert.to_struct(self.state.observation_dict(seat)),
                                         history=self._public_history,
@@ -324,7 +328,8 @@ class MatchRunner:
         for spec, answer in zip(due, answers):
             self._probes_asked.add(spec["probe_id"])
             entry = {"probe_id": spec["probe_id"], "seat": spec["seat"], "question": spec["question"],
-                     "data": spec.get("data", {}), "answer": answer, "move": self.state.move_number}
+                     "data": spec.get("data", {}), "answer": answer, "move": self.state.move_number,
+                     "asked": self.endpoints[spec["seat"]].takes_probes()}
             self._probe_answers.append(entry)
             self._append("probe", entry, public=False)
 

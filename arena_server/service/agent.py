@@ -228,6 +228,9 @@ class RemoteSeat(SeatEndpoint):
     async def ask(self, request: pb.DecisionRequest, timeout: float):
         return await self.session.ask(request, timeout)
 
+    def takes_probes(self) -> bool:
+        return self.session.probes
+
     async def probe(self, probe: pb.Probe, timeout: float) -> str | None:
         return await self.session.probe(probe, timeout)
 

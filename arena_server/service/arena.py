@@ -132,7 +132,7 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
                 name=suite.name, description=suite.description, matches_per_pairing=suite.matches_per_pairing,
                 failure_policy=_failure_policy(suite.rules), missing_games=suite.missing_games(),
                 games=[pb.SuiteGame(game_id=g.game_id, preset=g.preset or "", opponents=g.opponents,
-                                    scoring=g.scoring) for g in suite.games],
+                                    scoring=g.scoring, format=g.format or suite.format) for g in suite.games],
             )
             message.time_control.per_decision.FromNanoseconds(int(suite.rules.per_decision * 1e9))
             suites.append(message)

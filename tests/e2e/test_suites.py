@@ -30,6 +30,14 @@ def test_list_suites_describes_gtbench(server):
     opponents = {g.game_id: list(g.opponents) for g in gtbench.games}
     assert opponents["negotiation"] == ["mcts"] and opponents["iterated_prisoners_dilemma"] == ["tit_for_tat"]
     assert opponents["pig"] == ["random", "mcts"]
+    formats = {s.name: {g.format for g in s.games} for s in suites}
+    assert formats == {"gtbench": {"gauntlet"}, "gamabench": {"self_play"}, "llmarena": {"sampled", "self_play"},
+                       "magic": {"listed"}, "gamebench": {"sampled"}}
+    listing = subprocess.run([sys.executable, "-m", "arena_server.cli", "suite", "list", "--server", server.address,
+                              "--key", server.admin_key], capture_output=True, text=True, timeout=60)
+    assert listing.returncode == 0, listing.stderr
+    lines = {line.split()[0]: line for line in listing.stdout.splitlines() if line.startswith("  ")}
+    assert "self-play" in lines["el_farol_bar"] and "vs --opponents" in lines["chameleon"]
 
 
 def test_run_suite_refuses_unknown_suites_and_agents(server):
@@ -242,7 +250,7 @@ def test_magic_suite_seats_the_challenger_in_every_role_asks_the_probes_and_prin
             assert len(probes) == (18 if game == "chameleon" else 12)        # 3 seats × (3 + 3) or (2 + 2) turns
             assert probes_from_result(full.match.result) == probes     # the result carries them, for remote scoring
             for probe in probes:
-                assert bool(probe["answer"]) == (int(probe["seat"]) in mine)    # the house agent answers none
+                assert bool(probe["answer"]) == probe["asked"] == (int(probe["seat"]) in mine)   # house agents take none
             if game == "chameleon" and mine == [result["chameleon"]] and result["chameleon"] == 2:
                 record = COMPETITIONS[0]
                 assert [c["text"] for c in result["clues"][:2]] == list(record.first_clues[:2])   # replayed

@@ -282,6 +282,18 @@ def test_a_metric_without_data_is_left_out_rather_than_zero():
     assert "rationality" in row_of(magic_rows(the_log()[-4:]), ME)[0]      # both games present
 
 
+def test_an_agent_never_asked_a_probe_has_no_probe_metrics_rather_than_zero():
+    log = the_log()
+    for match in log:
+        mine = {p["seat"] for p in match.players if p["agent_name"] == ME}
+        for probe in match.result.get("probes", ()):
+            if probe["seat"] in mine:          # as the referee logs a seat whose agent takes no probes
+                probe.update(answer=None, asked=False)
+    details, _ = row_of(magic_rows(log), ME)
+    assert not {"reasoning", "self_awareness"} & set(details) and "judgement" in details
+    assert details["reasoning_counted"] == 0 and details["self_awareness_chameleon_asked"] == 0
+
+
 def test_the_magic_suite_score_is_registered():
     assert suite_score("magic").scorer is magic_rows
 
