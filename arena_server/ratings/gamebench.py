@@ -25,7 +25,7 @@ import numpy as np
 
 from ..store import MatchRecord
 from .bradley_terry import BTOptions, BTResult, bootstrap_python, bradley_terry, summarize
-from .outcomes import comparisons, pairwise_data
+from .outcomes import comparisons, pairwise_data, sides, side_score
 
 #: GameBench's procedure as the paper states it (B = 10,000) and as its code runs it (B = 1,000):
 #: no prior, choix's regularisation 0.001, all matches drawn ∝ 1/N_game, rating = mean of the resamples.
@@ -56,6 +56,24 @@ def records_from_gamebench(entries: Iterable[dict[str, Any]], tournament_id: str
             seed=0, time_control={}, failure_policy={}, status="finished",
             result={"reason": "normal", "returns": returns, "ranks": ranks}, created_at=float(k), ended_at=float(k),
         ))
+    return out
+
+
+def gamebench_entries(matches: Iterable[MatchRecord], games: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """GameBench's dataset entries (`records_from_gamebench`'s input) for the finished matches with
+    two sides of one agent each (team seats count once), in the given order: each side's points share,
+    as `scoring="share"` rates them. A match of an agent against itself, or of more than two agents,
+    has no GameBench form and is left out; `games` keeps only those games."""
+    wanted = set(games) if games is not None else None
+    out = []
+    for match in matches:
+        if match.status != "finished" or (wanted is not None and match.game_id not in wanted):
+            continue
+        pair = sides(match)
+        if len(pair) != 2 or any(len(side.agents) != 1 for side in pair):
+            continue
+        a, b = pair
+        out.append({"game": match.game_id, a.agents[0]: side_score(a, b, SCORING), b.agents[0]: side_score(b, a, SCORING)})
     return out
 
 

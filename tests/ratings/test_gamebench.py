@@ -120,3 +120,24 @@ def test_win_probabilities_from_the_mean_ratings(records, expected):
     assert p[idx["human"], idx["gpt-4"]] == pytest.approx(0.93, abs=0.005)
     assert p[idx["gpt-4-cot"], idx["random"]] == pytest.approx(0.66, abs=0.005)
     np.testing.assert_allclose(p + p.T, 1.0)
+
+
+def test_our_matches_export_in_gamebench_format_and_round_trip(records):
+    import json
+
+    from arena_server.ratings.gamebench import gamebench_entries, records_from_gamebench
+
+    from .helpers import DATA, record
+
+    released = json.loads((DATA / "matches.json").read_text())
+    assert gamebench_entries(records) == released                    # the released file, entry for entry
+    ours = [record("a", ["gpt-x", "random"], [30.0, 10.0], game="pit"),                 # points share 0.75
+            record("b", ["random", "gpt-x"], [1.0, 1.0], game="hive"),                  # a draw, 0.5 each
+            record("c", ["gpt-x", "gpt-x"], [1.0, 0.0], game="santorini"),              # self-play: no form
+            record("d", ["gpt-x", "random", "other"], [1.0, 0.0, 0.0], game="pit")]     # three sides: none
+    assert gamebench_entries(ours) == [{"game": "pit", "gpt-x": 0.75, "random": 0.25},
+                                       {"game": "hive", "random": 0.5, "gpt-x": 0.5}]
+    # Ours and theirs rate in one pool: the union's Table 2 has every agent of both.
+    union = records_from_gamebench(released + gamebench_entries(ours))
+    rated = table2(union, resamples=200).agents
+    assert "gpt-x" in rated and {"gpt-4", "random"} <= set(rated)
