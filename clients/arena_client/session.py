@@ -39,8 +39,10 @@ from .agent import Agent, Choice, MatchView, ProbeView, ResultView, WelcomeView
 log = logging.getLogger(__name__)
 
 
-# Stream failures worth a reconnect: the server went away or the connection broke.
-RECONNECTABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+# Stream failures worth a reconnect: the server went away or the connection broke. A connection cut
+# mid-stream (a killed server) surfaces as UNAVAILABLE, or, depending on the moment it breaks, as
+# INTERNAL ("Internal error from Core", a reset stream) or UNKNOWN ("Stream removed").
+RECONNECTABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN})
 # Detect a dead server on a silent stream: ping every 20 s, give up after 10 s without an answer.
 CHANNEL_OPTIONS = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_timeout_ms", 10_000)]
 # The wait a RATE_LIMITED error quotes ("... retry after 0.004 s ..."), and the longest one honoured:
@@ -62,9 +64,10 @@ class SessionError(Exception):
     """The session could not start or was ended by the server (unreachable server, refused key,
     unsupported protocol version, dropped stream). `code` is the gRPC status, when there is one."""
 
-    def __init__(self, message: str, code: grpc.StatusCode | None = None):
+    def __init__(self, message: str, code: grpc.StatusCode | None = None, refused: bool = False):
         super().__init__(message)
         self.code = code
+        self.refused = refused      # the server answered the handshake with this error
 
 
 class Session:
@@ -151,7 +154,10 @@ class Session:
             except SessionError as e:
                 if self.welcome is None or not self.reconnect:
                     raise
-                if e.code == grpc.StatusCode.NOT_FOUND and self._resume:
+                if self._resume and e.refused and e.code != grpc.StatusCode.UNAVAILABLE:
+                    # The server is up but did not take the token (NOT_FOUND after a restart, or that
+                    # refusal masked as INTERNAL by a race in the transport): a fresh Hello gets the
+                    # agent's seats back by name, or says plainly why not.
                     log.warning("the server cannot resume the session (%s); connecting afresh", e)
                     self._resume = False
                     continue
@@ -191,7 +197,8 @@ class Session:
                 await self._serve(call)
             except grpc.aio.AioRpcError as e:
                 stage = "ended the session" if handshake_done else "refused the session"
-                raise SessionError(f"{self.server} {stage} ({e.code().name}): {e.details()}", e.code()) from e
+                raise SessionError(f"{self.server} {stage} ({e.code().name}): {e.details()}", e.code(),
+                                   refused=not handshake_done) from e
             finally:
                 call.cancel()
                 # Requests in progress are dropped: a resumed session is sent the pending ones again.

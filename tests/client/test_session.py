@@ -531,6 +531,36 @@ def test_a_dropped_stream_is_resumed_with_the_token_and_a_refused_token_falls_ba
     assert ("m1", 1) in agent.requests and ("m1", 2) in agent.requests
 
 
+def test_a_stream_cut_as_internal_or_unknown_is_resumed_and_a_resume_refused_that_way_goes_afresh(run):
+    # A killed server's connection can surface as INTERNAL or UNKNOWN rather than UNAVAILABLE, and a
+    # restarted server's NOT_FOUND for the token can be masked as INTERNAL by the transport.
+    hellos = []
+
+    async def script(stream: Stream):
+        hellos.append(await stream.recv())
+        streams = len(hellos)
+        if streams in (1, 2):
+            await stream.send(welcome=pb.Welcome(session_id="s1", resume_token=f"t{streams}", protocol_version="1.0",
+                                                 accepted_games=["tic_tac_toe"]))
+            code = grpc.StatusCode.UNKNOWN if streams == 1 else grpc.StatusCode.INTERNAL
+            await stream.context.abort(code, "Stream removed")
+        elif streams == 3:        # the resume is refused during the handshake
+            await stream.context.abort(grpc.StatusCode.INTERNAL, "Internal error from Core")
+        else:
+            await stream.send(welcome=pb.Welcome(session_id="s2", resume_token="t4", protocol_version="1.0",
+                                                 accepted_games=["tic_tac_toe"]))
+            await stream.start("m1", seat=0)
+            await stream.ask("m1", 1, seat=0)
+            assert (await stream.recv()).decision.decision_id == 1
+            await stream.end("m1", seat=0)
+            await asyncio.sleep(10)
+
+    session = play(run, script, RandomAgent(), max_matches=1)
+    assert [h.hello.resume_token for h in hellos] == ["", "t1", "t2", ""]
+    assert session.reconnects == 2 and session.welcome.session_id == "s2"
+    assert [r.match_id for r in session.results] == ["m1"]
+
+
 def test_without_reconnect_a_dropped_stream_ends_the_session(run):
     async def script(stream: Stream):
         await stream.welcome()

@@ -187,6 +187,12 @@ class BackgroundSessions:
         self.sessions[name] = session
         self.futures[name] = asyncio.run_coroutine_threadsafe(session.run(), self.loop)
 
+    def check_alive(self) -> None:
+        """Fails at once, with the SDK's own error, when a session gave up."""
+        for name, future in self.futures.items():
+            if future.done():
+                raise AssertionError(f"the SDK session of {name} gave up: {future.exception()!r}")
+
     def close(self) -> None:
         for future in self.futures.values():
             future.cancel()
@@ -224,8 +230,10 @@ def test_a_server_killed_mid_tournament_resumes_every_match_and_loses_nothing(se
         assert running_before, "no match was in flight when the server died"
 
         server.restart()
+        _wait(lambda: agents.check_alive() or all(s.reconnects for s in agents.sessions.values()),
+              timeout=60, what="both SDK sessions reconnected")
         tournament = wait_tournament(server, tournament_id, timeout=120)
-        assert all(not f.done() for f in agents.futures.values()), "an SDK session gave up"
+        agents.check_alive()
         sessions = agents.sessions
     finally:
         agents.close()
