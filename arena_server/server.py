@@ -23,6 +23,8 @@ from arena.v1 import spectator_service_pb2, spectator_service_pb2_grpc
 
 from . import auth
 from .coordinator import Coordinator
+from .federation.keys import KeyFileError
+from .federation.service import serve_federation
 from .house import HOUSE_AGENTS
 from .limits import STATUS_MESSAGE_LIMIT, RateLimiter, RateLimitInterceptor, echo
 from .lobby import Lobby
@@ -69,6 +71,7 @@ class ServerConfig:
     rate_limit: float = 10_000.0
     rate_burst: float = 20_000.0
     max_unread_messages: int = 10_000       # queued for an agent that is not reading its stream
+    lab_key: str | None = None              # federation: the lab's key file (default: beside the database, if any)
 
 
 class ServerStartError(Exception):
@@ -124,10 +127,15 @@ class ArenaServer:
         arena_service_pb2_grpc.add_ArenaServiceServicer_to_server(self.arena_service, server)
         spectator_service_pb2_grpc.add_SpectatorServiceServicer_to_server(
             SpectatorService(self.store, self.coordinator), server)
+        try:     # with a lab key, the server also serves its signed match records
+            federated = serve_federation(server, self.store, self.config.database, self.config.lab_key)
+        except KeyFileError as e:
+            raise ServerStartError(str(e)) from None
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         reflection.enable_server_reflection(
-            SERVICE_NAMES + [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
+            SERVICE_NAMES + federated + [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                                         reflection.SERVICE_NAME],
             server)
         address = f"{self.config.host}:{self.config.port}"
         try:
@@ -146,7 +154,7 @@ class ArenaServer:
                         unresumable_matches_voided=voided, tournaments=tournaments)
         await server.start()
         self._server = server
-        for name in SERVICE_NAMES + [""]:
+        for name in SERVICE_NAMES + federated + [""]:
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._background.append(asyncio.create_task(self.matchmaker.run(), name="matchmaker"))
         log.info("server listening", address=f"{self.config.host}:{self.port}", database=self.config.database,

@@ -11,9 +11,9 @@ import sys
 
 import grpc
 
-from . import games, keys, leaderboard, matches, serve, suites, tournaments
+from . import federation, games, keys, leaderboard, matches, serve, suites, tournaments
 
-COMMANDS = (serve, keys, tournaments, matches, suites, leaderboard, games)
+COMMANDS = (serve, keys, tournaments, matches, suites, leaderboard, games, federation)
 
 
 def main(argv: list[str] | None = None) -> int:

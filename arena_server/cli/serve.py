@@ -30,6 +30,9 @@ def add_parsers(sub) -> None:
                        help="how long a dropped agent's seats wait for it to resume (with its resume token, or "
                             "after a server restart with a new session) before the failure policy takes them "
                             "(default %(default)g)")
+    serve.add_argument("--lab-key", metavar="PATH",
+                       help="federation: the lab's signing key (`arena-server federation init`); with one, the server "
+                            "serves its signed match records (default: DB.lab-key beside the database, if there)")
     tls = serve.add_argument_group("TLS")
     tls.add_argument("--tls-cert", metavar="PEM", help="serve over TLS with this certificate chain")
     tls.add_argument("--tls-key", metavar="PEM", help="the certificate's private key")
@@ -65,7 +68,7 @@ def _serve(args) -> int:
                           max_message_bytes=args.max_message_bytes,
                           max_concurrent_per_agent=args.max_concurrent_per_agent, rate_limit=args.rate_limit,
                           rate_burst=args.rate_burst, resume_grace=args.resume_grace,
-                          max_unread_messages=args.max_unread_messages)
+                          max_unread_messages=args.max_unread_messages, lab_key=args.lab_key)
     try:
         server_credentials(config)
     except ValueError as e:

@@ -28,7 +28,7 @@ OPTIONS = {
 
 
 def test_every_file_of_the_package_names_the_same_place_for_each_language():
-    assert len(FILES) == 5
+    assert len(FILES) == 6
     for file in FILES:
         options = importlib.import_module(f"arena.v1.{file.stem}_pb2").DESCRIPTOR.GetOptions()
         assert {name: getattr(options, name) for name in OPTIONS} == OPTIONS, file.name

@@ -1,0 +1,3 @@
+"""The TypeScript client's build, shared with the end-to-end tests (npm ci and npm run build, once)."""
+
+from ..e2e.conftest import typescript_bot  # noqa: F401  (a fixture)
