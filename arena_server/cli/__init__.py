@@ -11,9 +11,9 @@ import sys
 
 import grpc
 
-from . import federation, games, keys, leaderboard, matches, serve, suites, tournaments
+from . import compliance, federation, games, keys, leaderboard, matches, serve, suites, tournaments
 
-COMMANDS = (serve, keys, tournaments, matches, suites, leaderboard, games, federation)
+COMMANDS = (serve, keys, tournaments, matches, suites, leaderboard, games, federation, compliance)
 
 
 def main(argv: list[str] | None = None) -> int:
