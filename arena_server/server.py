@@ -71,6 +71,7 @@ class ServerConfig:
     rate_limit: float = 10_000.0
     rate_burst: float = 20_000.0
     max_unread_messages: int = 10_000       # queued for an agent that is not reading its stream
+    http_port: int = 0                      # the web front (arena_server/web) on host:http_port; 0: off
     lab_key: str | None = None              # federation: the lab's key file (default: beside the database, if any)
 
 
@@ -91,6 +92,7 @@ class ArenaServer:
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
             raise ServerStartError(f"cannot open the database {config.database}: {e}") from None
+        self.web = None                     # the web front, when config.http_port is set
         self.lobby = Lobby(max_matches_per_agent=config.max_concurrent_per_agent)
         self.limiter = RateLimiter(config.rate_limit, config.rate_burst)
         self.coordinator = Coordinator(
@@ -146,6 +148,8 @@ class ArenaServer:
         if self.port == 0:
             raise ServerStartError(f"cannot listen on {address}: the port is in use, or {self.config.host} is not an "
                                    f"address of this machine")
+        if self.config.http_port:
+            await self._start_web()
         # Listening is assured: carry on with the work a previous process left.
         resumed, voided = self.coordinator.resume_interrupted_matches(agent_service.awaiting_seat)
         tournaments = self.arena_service.resume_tournaments()
@@ -160,6 +164,20 @@ class ArenaServer:
         log.info("server listening", address=f"{self.config.host}:{self.port}", database=self.config.database,
                  server_id=self.config.server_id, transport=self.transport)
         return self.port
+
+    async def _start_web(self) -> None:
+        from .web import WebFront
+
+        tls = (self.config.tls_cert, self.config.tls_key) if self.config.tls_cert else None
+        web = WebFront(store=self.store, lobby=self.lobby, coordinator=self.coordinator, limiter=self.limiter,
+                       resume_grace=self.config.resume_grace, host=self.config.host, port=self.config.http_port,
+                       tls=tls, arena_service=self.arena_service)
+        try:
+            await web.start()
+        except OSError as e:
+            raise ServerStartError(f"cannot serve the web front on {self.config.host}:{self.config.http_port}: "
+                                   f"{e.strerror or e}") from None
+        self.web = web
 
     @property
     def transport(self) -> str:
@@ -184,6 +202,9 @@ class ArenaServer:
         for task in self.arena_service.tournament_tasks.values():
             task.cancel()
         await asyncio.gather(*self._background, *self.arena_service.tournament_tasks.values(), return_exceptions=True)
+        if self.web is not None:
+            await self.web.stop()
+            self.web = None
         if self._server is not None:
             await self._server.stop(grace)
         await self.coordinator.shutdown()

@@ -26,6 +26,10 @@ def add_parsers(sub) -> None:
     serve.add_argument("--house-delay", type=non_negative_float, default=1.0,
                        help="seconds a lone ladder agent waits before house agents fill its match (default %(default)g)")
     serve.add_argument("--log-json", action="store_true", help="JSON log lines instead of console lines")
+    serve.add_argument("--http-port", type=port_number, default=0, metavar="PORT",
+                       help="serve the web front (watch, replay, leaderboards, play in the browser) at "
+                            "http://HOST:PORT/, over HTTPS with the TLS certificate when one is given "
+                            "(default 0: off; ./scripts/serve.sh uses 8080)")
     serve.add_argument("--resume-grace", type=non_negative_float, default=30.0, metavar="SECONDS",
                        help="how long a dropped agent's seats wait for it to resume (with its resume token, or "
                             "after a server restart with a new session) before the failure policy takes them "
@@ -68,7 +72,8 @@ def _serve(args) -> int:
                           max_message_bytes=args.max_message_bytes,
                           max_concurrent_per_agent=args.max_concurrent_per_agent, rate_limit=args.rate_limit,
                           rate_burst=args.rate_burst, resume_grace=args.resume_grace,
-                          max_unread_messages=args.max_unread_messages, lab_key=args.lab_key)
+                          max_unread_messages=args.max_unread_messages, http_port=args.http_port,
+                          lab_key=args.lab_key)
     try:
         server_credentials(config)
     except ValueError as e:
@@ -87,6 +92,9 @@ def _serve(args) -> int:
             print(f"admin key written to {key_file}", flush=True)
         print(f"arena-server listening on {config.host}:{port} over {server.transport} (database {config.database})",
               flush=True)
+        if server.web is not None:
+            print(f"web front at {server.web.url} (sign in with an API key: arena-server keys create --agent NAME)",
+                  flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
