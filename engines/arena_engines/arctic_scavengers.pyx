@@ -152,7 +152,7 @@ from libc.string cimport memcpy
 from arena_engines.core cimport CHANCE_PLAYER, MAX_ACTIONS, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat
-from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_choice, checked_int
 
 cdef enum:
     NUM_TYPES = 22
@@ -1725,9 +1725,7 @@ class Game(GameBase):
     def __init__(self, parameters: dict, num_players: int):
         super().__init__(parameters, num_players)
         checked_int(self.parameters, "contested_resources", 1, NUM_CONTESTED)
-        if self.parameters["tie_rule"] not in TIE_RULES:
-            raise ValueError(f"parameter 'tie_rule' must be one of {', '.join(TIE_RULES)}, "
-                             f"not {self.parameters['tie_rule']!r}")
+        checked_choice(self.parameters, "tie_rule", TIE_RULES)
 
     def utility_bounds(self) -> tuple:
         return 0.0, 1.0

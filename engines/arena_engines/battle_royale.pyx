@@ -66,12 +66,11 @@ most one chance outcome); a game with cap T lasts at most 2 * T moves.
 
 from libc.string cimport memcpy
 
-import json
 import re
 
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, State
 from arena_engines.core import CHANCE, ActionParseError
-from arena_engines.parsing import check_seat
+from arena_engines.parsing import MISSING, check_seat, json_objects
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -129,8 +128,6 @@ SPEC = GameSpec(
 # Playthroughs (arena_engines.playthrough) stay short enough to read.
 PLAYTHROUGH_OVERRIDES = {None: {"players": 3, "max_turns": 10}}
 
-_MISSING = object()
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # Key-by-key reading of JSON-like answers that json.loads refuses (single quotes, unquoted values).
 _TARGET_FIELD = re.compile(r"""\btarget["']?\s*:\s*(?:"([^"]*)"|'([^']*)'|([^,}\s"']+))""", re.IGNORECASE)
 _ACTION_FIELD = re.compile(r"""\baction["']?\s*:\s*["']?([a-z_]+)""", re.IGNORECASE)
@@ -380,18 +377,13 @@ cdef class BattleRoyaleState(State):
         return f"shoot {_name(action)}"
 
     def parse_action(self, int player, str text) -> int:
-        for candidate in _JSON_OBJECT.findall(text):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict):
-                fields = {str(key).lower(): value for key, value in data.items()}
-                if "target" in fields or "action" in fields:
-                    return self._answer(player, fields.get("action"), fields.get("target", _MISSING))
+        for data in json_objects(text):
+            fields = {str(key).lower(): value for key, value in data.items()}
+            if "target" in fields or "action" in fields:
+                return self._answer(player, fields.get("action"), fields.get("target", MISSING))
         target_field, action_field = _TARGET_FIELD.search(text), _ACTION_FIELD.search(text)
         if target_field is not None or action_field is not None:
-            target = _MISSING
+            target = MISSING
             if target_field is not None:
                 target = next(g for g in target_field.groups() if g is not None)
             return self._answer(player, action_field.group(1) if action_field else None, target)
@@ -412,7 +404,7 @@ cdef class BattleRoyaleState(State):
                                    f"{self._answer_help()}")
         if isinstance(action, str) and action.strip().lower() == "miss":
             return C_INTENTIONAL_MISS
-        if target is _MISSING:
+        if target is MISSING:
             raise ActionParseError(f"the answer names no target. {self._answer_help()}")
         if target is None or (isinstance(target, str) and target.strip().lower() in _NULL_TARGETS) \
                 or (isinstance(target, (int, float)) and not isinstance(target, bool) and target == -1):

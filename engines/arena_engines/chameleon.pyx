@@ -113,9 +113,9 @@ import random as _random
 import re
 
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
-from arena_engines.core import RANDOM_WORDS, ActionParseError, TextRejectedError
+from arena_engines.core import ActionParseError, TextRejectedError
 from arena_engines.chameleon_settings import COMPETITIONS, SETTINGS, TOPICS, setting_index, topic_words
-from arena_engines.parsing import check_seat
+from arena_engines.parsing import check_seat, neutral_clue, repeated_clue
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -276,11 +276,6 @@ _BRACKETED_NAME = re.compile(r"^\[[^\]\n]{0,40}\]\s*:\s*")
 _NAME = re.compile(r"player[ _]?(\d+)", re.IGNORECASE)
 _VOTE_FOR = re.compile(r"vote\s+for\s+(?:the\s+)?player[ _]?(\d+)", re.IGNORECASE)
 _ABSTAIN = re.compile(r"(?<!\w)abstain(?!\w)", re.IGNORECASE)
-
-
-def _normalized(str text) -> str:
-    """A clue as compared for repeats: lower case, punctuation and spacing aside."""
-    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def seat_name(int seat) -> str:
@@ -646,11 +641,7 @@ cdef class ChameleonState(State):
         """Why the game's own rules refuse `clue` from `player`, or None."""
         if player != self.chameleon and mentions(clue, self._word()):
             return f"the clue may not contain the secret word {self._word()!r} (nor its plural)"
-        said = _normalized(clue)
-        for _, seat, earlier in self._clues:
-            if said and _normalized(earlier) == said:
-                return f"{self._names[seat]} already said {earlier!r}; give a new clue"
-        return None
+        return repeated_clue(clue, ((self._names[seat], earlier) for _, seat, earlier in self._clues))
 
     def on_message(self, int player, str text):
         """Records a clue (and which of the topic's words it names), or reads the guess."""
@@ -674,14 +665,9 @@ cdef class ChameleonState(State):
         rng = rng or _random.Random(0)
         if self._is_guess_turn(player):
             return f'I guess the code is "{rng.choice(topic_words(self._topic()))}".'
-        words = list(RANDOM_WORDS)
-        rng.shuffle(words)
         # The game's own rules suffice: neutral words are never a word of a topic. (Going through
         # check_message would ask text_action_spec, whose example is made here.)
-        for candidate in words + [f"{a} {b}" for a in words for b in words if a != b]:
-            if self._clue_problem(player, candidate) is None:
-                return candidate
-        return EMPTY
+        return neutral_clue(rng, lambda clue: self._clue_problem(player, clue)) or EMPTY
 
     def text_action_spec(self, int player):
         if self._is_recorded_turn(player):

@@ -101,9 +101,9 @@ import random as _random
 import re
 
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
-from arena_engines.core import RANDOM_WORDS, ActionParseError, TextRejectedError
+from arena_engines.core import ActionParseError, TextRejectedError
 from arena_engines.codenames_words import WORDS
-from arena_engines.parsing import check_seat, last_match
+from arena_engines.parsing import check_seat, last_match, neutral_clue
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -555,13 +555,9 @@ cdef class CodenamesState(State):
     def random_message(self, int player, rng=None) -> str:
         """A neutral word that is a legal clue on this board (the fallback "None" if none is)."""
         rng = rng or _random.Random(0)
-        words = list(RANDOM_WORDS)
-        rng.shuffle(words)
         board = self.board_words()
-        for candidate in words:
-            if clue_problem(candidate, board) is None:
-                return candidate
-        return FALLBACK_CLUE
+        # Pairs of words never pass the one-word rule, so this is the first legal single word.
+        return neutral_clue(rng, lambda clue: clue_problem(clue, board)) or FALLBACK_CLUE
 
     # ---- actions ------------------------------------------------------------------------------
     def action_to_string(self, int player, int action) -> str:

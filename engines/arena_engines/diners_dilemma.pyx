@@ -68,7 +68,7 @@ import re
 
 from arena_engines.core cimport SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import SIMULTANEOUS, ActionParseError
-from arena_engines.parsing import check_seat
+from arena_engines.parsing import MISSING, check_seat, json_answer
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -135,11 +135,9 @@ SPEC = GameSpec(
 # Playthroughs (arena_engines.playthrough) stay short enough to read.
 PLAYTHROUGH_OVERRIDES = {None: {"players": 3, "rounds": 3}}
 
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # For JSON-like answers that json.loads refuses (single quotes, unquoted keys, trailing commas).
 _DISH_FIELD = re.compile(r"chosen_dish['\"]?\s*:\s*['\"]([^'\"]*)['\"]", re.IGNORECASE)
 _BARE_DISH = re.compile(r"\W*(cheap|costly)\W*", re.IGNORECASE)
-_MISSING = object()
 
 
 def gamabench_score(parameters: dict, details: dict, *, seats=None) -> dict:
@@ -334,24 +332,12 @@ cdef class DinersState(State):
         return DISHES[action]
 
     def parse_action(self, int player, str text) -> int:
-        value = _MISSING
-        for candidate in _JSON_OBJECT.findall(text):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "chosen_dish" in data:
-                value = data["chosen_dish"]
-                break
-        if value is _MISSING:
-            field = _DISH_FIELD.search(text)
-            if field:
-                value = field.group(1)
-            else:
-                bare = _BARE_DISH.fullmatch(text)
-                if bare is None:
-                    raise ActionParseError(f"could not read a dish from {text!r}. {self._answer_help()}")
-                return DISHES.index(bare.group(1).lower())
+        value = json_answer(text, "chosen_dish", _DISH_FIELD)
+        if value is MISSING:
+            bare = _BARE_DISH.fullmatch(text)
+            if bare is None:
+                raise ActionParseError(f"could not read a dish from {text!r}. {self._answer_help()}")
+            return DISHES.index(bare.group(1).lower())
         if not isinstance(value, str):
             raise ActionParseError(f"{json.dumps(value)} is not a dish. {self._answer_help()}")
         dish = value.strip().lower()

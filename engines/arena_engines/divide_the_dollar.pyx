@@ -59,12 +59,9 @@ Ambiguities (resolutions recommended in the reference, gamabench.md):
 
 from libc.string cimport memcpy, memset
 
-import json
-import re
-
 from arena_engines.core cimport MAX_ACTIONS, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import SIMULTANEOUS, ActionParseError
-from arena_engines.parsing import check_seat
+from arena_engines.parsing import MISSING, check_seat, number_answer, whole_number
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -122,13 +119,6 @@ SPEC = GameSpec(
 
 # Playthroughs (arena_engines.playthrough) stay short enough to read.
 PLAYTHROUGH_OVERRIDES = {None: {"players": 3, "rounds": 3}}
-
-_MISSING = object()
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
-# For JSON-like answers that json.loads refuses (single quotes, unquoted keys, trailing commas).
-_BID_FIELD = re.compile(r"bid_amount['\"]?\s*:\s*['\"]?\s*([^'\",}\s]+)", re.IGNORECASE)
-_INTEGER = re.compile(r"[+-]?\d+")
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
 
 
 def gamabench_score(parameters: dict, details: dict, *, dollar_clip: str = "per_run") -> dict:
@@ -290,39 +280,16 @@ cdef class DollarState(State):
         return str(action)
 
     def parse_action(self, int player, str text) -> int:
-        value = _MISSING
-        for candidate in _JSON_OBJECT.findall(text):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "bid_amount" in data:
-                value = data["bid_amount"]
-                break
-        if value is _MISSING:
-            match = _BID_FIELD.search(text)
-            if match:
-                value = match.group(1)
-            elif _NUMBER.fullmatch(text.strip()):
-                value = text.strip()    # a bare number; _as_integer refuses a fractional one
-            else:
-                raise ActionParseError(f"could not read a bid from {text!r}. {self._answer_help()}")
-        bid = self._as_integer(value)
+        value = number_answer(text, "bid_amount")
+        if value is MISSING:
+            raise ActionParseError(f"could not read a bid from {text!r}. {self._answer_help()}")
+        bid = whole_number(value, self._answer_help())
         if bid < 0:
             raise ActionParseError(f"a bid cannot be negative ({bid}). {self._answer_help()}")
         if bid > self.max_bid:
             raise ActionParseError(f"{bid} is above the largest bid allowed, {self.max_bid}. "
                                    f"{self._answer_help()}")
         return bid
-
-    def _as_integer(self, value) -> int:
-        if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-            return int(value.strip())
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise ActionParseError(f"{json.dumps(value)} is not a whole number. {self._answer_help()}")
 
     def text_action_spec(self, int player):
         return {"description": f"your bid, a whole number of golds from 0 to {self.max_bid}",

@@ -70,8 +70,8 @@ from fractions import Fraction
 
 from arena_engines.core cimport SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import SIMULTANEOUS, ActionParseError
-from arena_engines.parsing import check_seat
-from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
+from arena_engines.parsing import MISSING, check_seat, json_answer
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_choice, checked_int
 
 cdef enum:
     MAX_PLAYERS = 100
@@ -140,10 +140,8 @@ SPEC = GameSpec(
 # Playthroughs (arena_engines.playthrough) stay short enough to read.
 PLAYTHROUGH_OVERRIDES = {None: {"players": 3, "rounds": 3}}
 
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # For JSON-like answers that json.loads refuses (single quotes, unquoted keys, trailing commas).
 _DECISION = re.compile(r"decision['\"]?\s*:\s*['\"]?\s*([A-Za-z_]+)", re.IGNORECASE)
-_MISSING = object()
 
 
 def gamabench_score(parameters: dict, details: dict, **switches) -> dict:
@@ -365,23 +363,12 @@ cdef class ElFarolState(State):
         return str(action)
 
     def parse_action(self, int player, str text) -> int:
-        value = _MISSING
-        for candidate in _JSON_OBJECT.findall(text):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "decision" in data:
-                value = data["decision"]
-                break
-        if value is _MISSING:
-            match = _DECISION.search(text)
-            if match is None:
-                word = text.strip().lower()     # the canonical action text, alone
-                if word in ACTION_NAMES:
-                    return ACTION_NAMES.index(word)
-                raise ActionParseError(f"could not read a decision from {text!r}. {self._answer_help()}")
-            value = match.group(1)
+        value = json_answer(text, "decision", _DECISION)
+        if value is MISSING:
+            word = text.strip().lower()     # the canonical action text, alone
+            if word in ACTION_NAMES:
+                return ACTION_NAMES.index(word)
+            raise ActionParseError(f"could not read a decision from {text!r}. {self._answer_help()}")
         if isinstance(value, str) and value.strip().lower() in ACTION_NAMES:
             return ACTION_NAMES.index(value.strip().lower())
         raise ActionParseError(f"{json.dumps(value)} is not a decision. {self._answer_help()}")
@@ -473,8 +460,7 @@ class Game(GameBase):
         super().__init__(parameters, num_players)
         values = self.parameters
         checked_int(values, "rounds", 1, MAX_ROUNDS)
-        if values["mode"] not in MODES:
-            raise ValueError(f"parameter 'mode' must be one of {', '.join(MODES)}, not {values['mode']!r}")
+        checked_choice(values, "mode", MODES)
         checked_int(values, "capacity_percent", 0, 100)
         for name in ("max_payoff", "min_payoff", "home_payoff"):
             checked_int(values, name, -PAYOFF_LIMIT, PAYOFF_LIMIT)

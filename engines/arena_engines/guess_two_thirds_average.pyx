@@ -58,13 +58,11 @@ game with K rounds lasts exactly K joint moves and its returns are at most K.
 from libc.stdlib cimport llabs
 from libc.string cimport memcpy
 
-import json
-import re
 from fractions import Fraction
 
 from arena_engines.core cimport MAX_ACTIONS, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import SIMULTANEOUS, ActionParseError
-from arena_engines.parsing import check_seat
+from arena_engines.parsing import MISSING, check_seat, number_answer, whole_number
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -109,14 +107,6 @@ SPEC = GameSpec(
 
 # Playthroughs (arena_engines.playthrough) stay short enough to read.
 PLAYTHROUGH_OVERRIDES = {None: {"players": 3, "rounds": 3}}
-
-_MISSING = object()
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
-# For JSON-like answers that json.loads refuses (single quotes, unquoted keys, trailing commas).
-_CHOSEN_NUMBER = re.compile(r"chosen_number['\"]?\s*:\s*['\"]?\s*([^'\",}\s]+)", re.IGNORECASE)
-_INTEGER = re.compile(r"[+-]?\d+")
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
-
 
 R1_FORMULAS = ("as_printed", "later")
 
@@ -456,36 +446,13 @@ cdef class GuessState(State):
         return str(action)
 
     def parse_action(self, int player, str text) -> int:
-        value = _MISSING
-        for candidate in _JSON_OBJECT.findall(text):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "chosen_number" in data:
-                value = data["chosen_number"]
-                break
-        if value is _MISSING:
-            match = _CHOSEN_NUMBER.search(text)
-            if match:
-                value = match.group(1)
-            elif _NUMBER.fullmatch(text.strip()):
-                value = text.strip()    # a bare number; _as_integer refuses a fractional one
-            else:
-                raise ActionParseError(f"could not read a number from {text!r}. {self._answer_help()}")
-        number = self._as_integer(value)
+        value = number_answer(text, "chosen_number")
+        if value is MISSING:
+            raise ActionParseError(f"could not read a number from {text!r}. {self._answer_help()}")
+        number = whole_number(value, self._answer_help(), "an integer")
         if not self.min_value <= number <= self.max_value:
             raise ActionParseError(f"{number} is outside the allowed range. {self._answer_help()}")
         return number
-
-    def _as_integer(self, value) -> int:
-        if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-            return int(value.strip())
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise ActionParseError(f"{json.dumps(value)} is not an integer. {self._answer_help()}")
 
     def _answer_help(self) -> str:
         return (f"Answer with an integer from {self.min_value} to {self.max_value}, alone (e.g. 34) "

@@ -76,7 +76,7 @@ from functools import lru_cache
 from arena_engines.core cimport CHANCE_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import ActionParseError
 from arena_engines.parsing import check_seat
-from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_choice, checked_int
 
 cdef enum:
     NUM_SEATS = 2
@@ -782,9 +782,7 @@ class Game(GameBase):
         hand_size = checked_int(self.parameters, "hand_size", 1, MAX_HAND)
         checked_int(self.parameters, "max_information_tokens", 1, MAX_INFORMATION)
         checked_int(self.parameters, "max_life_tokens", 1, MAX_LIFE)
-        if self.parameters["scoring"] not in SCORINGS:
-            raise ValueError(f"parameter 'scoring' must be one of {', '.join(SCORINGS)}, "
-                             f"not {self.parameters['scoring']!r}")
+        checked_choice(self.parameters, "scoring", SCORINGS)
         if not isinstance(self.parameters["zero_when_lives_lost"], bool):
             raise ValueError("parameter 'zero_when_lives_lost' is true or false")
         if NUM_SEATS * hand_size > self.total_cards():

@@ -118,7 +118,7 @@ import re
 
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
-from arena_engines.parsing import check_seat
+from arena_engines.parsing import check_seat, gamebench_answer, last_match
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -280,8 +280,6 @@ _ANSWER = re.compile(
     + _coord("end") + r")"
     r"|(?P<pass>(?<![a-z])pass(?![a-z]))",
     re.IGNORECASE)
-# GameBench's JSON answer {"action": "..."}.
-_JSON_ACTION = re.compile(r"""["']action["']\s*:\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
 def _type_of(str name) -> int:
@@ -731,11 +729,8 @@ cdef class HiveState(State):
 
     def parse_action(self, int player, str text) -> int:
         check_seat("hive", player)
-        answers = [m.group(1) if m.group(1) is not None else m.group(2) for m in _JSON_ACTION.finditer(text)]
-        answer = answers[-1] if answers else text
-        match = None
-        for match in _ANSWER.finditer(answer):
-            pass
+        answer = gamebench_answer(text)
+        match = last_match(_ANSWER, answer)
         if match is None:
             raise ActionParseError(f"could not read an action from {answer[:200]!r}. {self._answer_help()}")
         if match.group("list"):

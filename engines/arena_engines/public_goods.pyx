@@ -94,14 +94,13 @@ Ambiguities (resolutions recommended in the references):
 from libc.math cimport floor
 from libc.string cimport memcpy
 
-import json
 import math
 import re
 
 from arena_engines.core cimport MAX_ACTIONS, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, State
 from arena_engines.core import SIMULTANEOUS, ActionParseError
-from arena_engines.parsing import check_seat
-from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
+from arena_engines.parsing import MISSING, check_seat, number_answer, whole_number
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_choice, checked_int
 
 cdef enum:
     MAX_PLAYERS = 100
@@ -179,13 +178,7 @@ SPEC = GameSpec(
 # Playthroughs (arena_engines.playthrough) stay short enough to read.
 PLAYTHROUGH_OVERRIDES = {None: {"players": 3, "rounds": 3}}
 
-_MISSING = object()
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
-# For JSON-like answers that json.loads refuses (single quotes, unquoted keys, trailing commas).
-_TOKENS_KEY = re.compile(r"tokens_contributed['\"]?\s*:\s*['\"]?\s*([^'\",}\s]+)", re.IGNORECASE)
 _CONTRIBUTE = re.compile(r"\bcontribute\s+([+-]?\d+(?:\.\d+)?)", re.IGNORECASE)
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
-_INTEGER = re.compile(r"[+-]?\d+")
 # Numbers standing alone in a reply ("is 11." ends a sentence; "v2" or "1.5.3" are not numbers).
 _NUMBERS_IN_TEXT = re.compile(r"(?<![\w.])[+-]?\d+(?:\.\d+)?(?!\w|\.\d)")
 
@@ -428,44 +421,18 @@ cdef class PublicGoodsState(State):
         check_seat("public goods", player, self.num_players)
         if not self.c_is_acting(player):
             raise ActionParseError(f"seat {player} has no contribution to make now")
-        value = _MISSING
-        for candidate in _JSON_OBJECT.findall(text):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "tokens_contributed" in data:
-                value = data["tokens_contributed"]
-                break
-        if value is _MISSING:
-            for pattern in (_TOKENS_KEY, _CONTRIBUTE):
-                match = pattern.search(text)
-                if match:
-                    value = match.group(1)
-                    break
-        if value is _MISSING:
+        value = number_answer(text, "tokens_contributed", _CONTRIBUTE)
+        if value is MISSING:
             numbers = _NUMBERS_IN_TEXT.findall(text)
-            if _NUMBER.fullmatch(text.strip()):
-                value = text.strip()
-            elif len(numbers) == 1:
-                value = numbers[0]
-            else:
+            if len(numbers) != 1:
                 what = "several numbers" if numbers else "no number"
                 raise ActionParseError(f"could not read a contribution from {text!r} ({what} and no answer "
                                        f"format). {self._answer_help(player)}")
-        number = self._as_integer(value, player)
+            value = numbers[0]
+        number = whole_number(value, self._answer_help(player))
         if not 0 <= number <= self._limit(player):
             raise ActionParseError(f"{number} is outside the allowed range. {self._answer_help(player)}")
         return number
-
-    def _as_integer(self, value, int player) -> int:
-        if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-            return int(value.strip())
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise ActionParseError(f"{json.dumps(value)} is not a whole number. {self._answer_help(player)}")
 
     def _answer_help(self, int player) -> str:
         return (f"Contribute a whole number from 0 to {self._limit(player)}: alone (e.g. 8), as JSON "
@@ -581,11 +548,6 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _check_choice(values: dict, name: str, choices: tuple) -> None:
-    if values[name] not in choices:
-        raise ValueError(f"parameter {name!r} must be one of {', '.join(choices)}, not {values[name]!r}")
-
-
 class Game(GameBase):
     """The public goods game with validated parameters; `num_players` sets the "players" value."""
 
@@ -597,8 +559,8 @@ class Game(GameBase):
         checked_int(values, "rounds", 1, MAX_ROUNDS)
         checked_int(values, "endowment", 1, MAX_ENDOWMENT)
         checked_int(values, "max_contribution", 1, MAX_CONTRIBUTION)
-        _check_choice(values, "endowment_mode", ENDOWMENT_MODES)
-        _check_choice(values, "payout", PAYOUTS)
+        checked_choice(values, "endowment_mode", ENDOWMENT_MODES)
+        checked_choice(values, "payout", PAYOUTS)
         if not isinstance(values["enforce_budget"], bool):
             raise ValueError(f"parameter 'enforce_budget' is true or false, not {values['enforce_budget']!r}")
         multiplier = values["multiplier"]

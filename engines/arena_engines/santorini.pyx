@@ -86,7 +86,7 @@ import re
 
 from arena_engines.core cimport State, TERMINAL_PLAYER
 from arena_engines.core import ActionParseError
-from arena_engines.parsing import check_seat, last_match
+from arena_engines.parsing import check_seat, gamebench_answer, last_match
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset
 
 cdef enum:
@@ -172,8 +172,6 @@ _POSITION = r"\(\s*(\d+)\s*,\s*(\d+)\s*\)"
 _DESCRIBED_PLAY = re.compile(r"from\s*" + _POSITION + r"\s*to\s*\(?\s*" + _POSITION + r".{0,200}?\bon\s*" + _POSITION,
                              re.IGNORECASE | re.DOTALL)
 _PLACEMENT = re.compile(_POSITION)
-# GameBench's JSON answer {"action": "..."}.
-_JSON_ACTION = re.compile(r"""["']action["']\s*:\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
 def _position(int cell) -> str:
@@ -367,8 +365,7 @@ cdef class SantoriniState(State):
 
     def parse_action(self, int player, str text) -> int:
         check_seat("santorini", player)
-        answers = [m.group(1) if m.group(1) is not None else m.group(2) for m in _JSON_ACTION.finditer(text)]
-        answer = answers[-1] if answers else text
+        answer = gamebench_answer(text)
         if self.decisions < PAWNS:
             return self._parse_placement(answer)
         return self._parse_play(player, answer)

@@ -108,7 +108,7 @@ import re
 
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, State
 from arena_engines.core import ActionParseError
-from arena_engines.parsing import check_seat, last_match
+from arena_engines.parsing import check_seat, gamebench_answer, last_match
 from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
 
 cdef enum:
@@ -518,8 +518,7 @@ cdef class SeaBattleState(State):
     # ---- answers ------------------------------------------------------------------------------
     def parse_action(self, int player, str text) -> int:
         check_seat("sea battle", player, NUM_SHIPS)
-        answers = [m.group(1) if m.group(1) is not None else m.group(2) for m in _JSON_ACTION.finditer(text)]
-        answer = answers[-1] if answers else text
+        answer = gamebench_answer(text)
         match = last_match(_ORDER, answer)
         if match is None:
             raise ActionParseError(f"could not read an order from {answer[:200]!r}. {_ANSWER_HELP}")
@@ -767,8 +766,6 @@ _MOVE = (r"(?P<move>(?:move\s+forward\s+one\s+square\s*(?:,\s*)?)?rotate\s+(?:le
 # The shot, after "then", a comma, "and" or a space: "shoot left", "shoot to your left", "shoot once right".
 _SHOT = r"\s*(?:,\s*)?(?:and\s+)?(?:then\s+)?shoot\s+(?:once\s+|one\s+)?(?:to\s+(?:your|the)\s+)?(?P<side>left|right)\b"
 _ORDER = re.compile(r"\b" + _MOVE + _SHOT, re.IGNORECASE)
-# GameBench's JSON answer {"action": "..."}.
-_JSON_ACTION = re.compile(r"""["']action["']\s*:\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
 class Game(GameBase):

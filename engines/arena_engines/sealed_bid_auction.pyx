@@ -112,8 +112,8 @@ from decimal import Decimal, InvalidOperation
 
 from arena_engines.core cimport CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State, rng_below
 from arena_engines.core import CHANCE, SIMULTANEOUS, ActionParseError
-from arena_engines.parsing import check_seat, last_match
-from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
+from arena_engines.parsing import MISSING, check_seat, json_answer, last_match
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_choice, checked_int
 
 cdef enum:
     MAX_PLAYERS = 20
@@ -216,7 +216,6 @@ SPEC = GameSpec(
 PLAYTHROUGH_OVERRIDES = {name: {"players": 3, "rounds": 2} for name in
                          ("gamabench", "gamabench_second_price", "gamabench_v100", "gamabench_v400", "gamabench_v800")}
 
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 # For JSON-like answers that json.loads refuses (single quotes, trailing commas).
 _BID_FIELD = re.compile(r"""["']bid["']\s*:\s*["']?\s*([^"',}\s]+)""", re.IGNORECASE)
 _BID_LINE = re.compile(r"\bplayer_\d+\s*:\s*\$?\s*(-?\d+(?:\.\d*)?)", re.IGNORECASE)
@@ -279,13 +278,6 @@ def gamabench_history(run: dict) -> tuple:
                 raise ValueError(f"round {j + 1}: the logged winner {record['bid_winner']!r} is not a top bidder")
             history.append((CHANCE, winner))
     return parameters, history
-
-
-def _checked_choice(dict values, str name, tuple choices) -> int:
-    value = values[name]
-    if value not in choices:
-        raise ValueError(f"parameter {name!r} must be one of {', '.join(choices)}, not {value!r}")
-    return choices.index(value)
 
 
 cdef class AuctionState(State):
@@ -733,15 +725,11 @@ cdef class AuctionState(State):
     def _answer_amount(self, str text, int player):
         """The bid as written in `text` (a string or a JSON number), from the first format that
         matches; raises ActionParseError when none does."""
-        for candidate in _JSON_OBJECT.findall(text):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and "bid" in data:
-                return data["bid"]
-        for pattern, last in ((_BID_FIELD, False), (_BID_LINE, False), (_TAG, True), (_DOLLARS, True)):
-            match = last_match(pattern, text) if last else pattern.search(text)
+        amount = json_answer(text, "bid", _BID_FIELD, _BID_LINE)
+        if amount is not MISSING:
+            return amount
+        for pattern in (_TAG, _DOLLARS):
+            match = last_match(pattern, text)
             if match is not None:
                 return match.group(1)
         match = _BARE.fullmatch(text.strip())
@@ -894,25 +882,25 @@ class Game(GameBase):
         super().__init__(parameters, num_players)
         values = self.parameters
         checked_int(values, "rounds", 1, MAX_ROUNDS)
-        _checked_choice(values, "price_rule", PRICE_RULES)
+        checked_choice(values, "price_rule", PRICE_RULES)
         low = checked_int(values, "valuation_min", 0, MAX_AMOUNT)
         high = checked_int(values, "valuation_max", low, MAX_AMOUNT)
         step = checked_int(values, "valuation_step", 1, MAX_AMOUNT)
         if (high - low) % step:
             raise ValueError(f"valuation_max - valuation_min ({high - low}) must be a multiple of "
                              f"valuation_step ({step})")
-        draw = _checked_choice(values, "valuation_draw", VALUATION_DRAWS)
+        draw = checked_choice(values, "valuation_draw", VALUATION_DRAWS)
         if draw == DRAW_DISTINCT and (high - low) // step + 1 < num_players:
             raise ValueError(f"'distinct' valuations need at least {num_players} grid values, "
                              f"not {(high - low) // step + 1}")
-        if _checked_choice(values, "bid_limit", BID_LIMITS) == LIMIT_BELOW_VALUATION and low < 1:
+        if checked_choice(values, "bid_limit", BID_LIMITS) == LIMIT_BELOW_VALUATION and low < 1:
             raise ValueError("bid_limit 'below_valuation' needs valuation_min >= 1 (a valuation of 0 "
                              "would leave no legal bid)")
         checked_int(values, "max_bid", 0, MAX_AMOUNT)
-        _checked_choice(values, "tie_rule", TIE_RULES)
+        checked_choice(values, "tie_rule", TIE_RULES)
         if values["decimals"] not in (0, 2) or isinstance(values["decimals"], bool):
             raise ValueError(f"parameter 'decimals' must be 0 or 2, not {values['decimals']!r}")
-        _checked_choice(values, "reward", REWARDS)
+        checked_choice(values, "reward", REWARDS)
         if not isinstance(values["snap_bids"], bool):
             raise ValueError(f"parameter 'snap_bids' must be true or false, not {values['snap_bids']!r}")
 

@@ -89,6 +89,14 @@ def checked_int(values: dict[str, Any], name: str, low: int, high: int) -> int:
     return value
 
 
+def checked_choice(values: dict[str, Any], name: str, choices: tuple) -> int:
+    """The index of values[name] in `choices`; a ValueError naming the parameter otherwise."""
+    value = values[name]
+    if value not in choices:
+        raise ValueError(f"parameter {name!r} must be one of {', '.join(choices)}, not {value!r}")
+    return choices.index(value)
+
+
 class GameBase:
     """What every game's `Game` shares: its spec (a class attribute), its resolved parameters and
     its seat count. The count is checked against the spec here, so the spec alone states it; a game

@@ -117,9 +117,9 @@ import re
 
 from arena_engines.core cimport (CHANCE_PLAYER, SIMULTANEOUS_PLAYER, TERMINAL_PLAYER, Rng, State,
                                  rng_below)
-from arena_engines.core import RANDOM_WORDS, ActionParseError, TextRejectedError
-from arena_engines.parsing import check_seat
-from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_int
+from arena_engines.core import ActionParseError, TextRejectedError
+from arena_engines.parsing import check_seat, neutral_clue, repeated_clue
+from arena_engines.spec import GameBase, GameSpec, Parameter, Preset, checked_choice, checked_int
 from arena_engines.undercover_words import WORD_PAIRS
 
 cdef enum:
@@ -243,7 +243,6 @@ for _k, (_a, _b) in enumerate(WORD_PAIRS):
 # Playthroughs (arena_engines.playthrough) play the presets as they are: both are short.
 PLAYTHROUGH_OVERRIDES = {None: {}}
 
-_PUNCTUATION = re.compile(r"[^\w]+")
 _NAME = re.compile(r"player[ _]?(\d+)", re.IGNORECASE)
 _VOTE_COLON = re.compile(r"vote\s*:\s*(.*)", re.IGNORECASE)
 _VOTE_FOR = re.compile(r"vote\s+for\s+(?:the\s+)?player[ _]?(\d+)", re.IGNORECASE)
@@ -270,11 +269,6 @@ def magic_role_win_rate(outcomes, str role, int normaliser=3) -> float:
         raise ValueError(f"normaliser is 3 (code) or 2 (paper), not {normaliser}")
     credits = MAGIC_CREDITS[role]
     return sum(credits[o] for o in outcomes) / (normaliser * len(outcomes))
-
-
-def _normalized(str text) -> str:
-    """A clue as compared for repeats: lower case, punctuation and spacing aside."""
-    return _PUNCTUATION.sub(" ", text.lower()).strip()
 
 
 cdef inline int _civilian_word(int deal) noexcept:
@@ -668,11 +662,7 @@ cdef class UndercoverState(State):
         word = self._own_word(player)
         if mentions(clue, word):
             return f"the clue may not contain your word {word!r} (nor its plural)"
-        said = _normalized(clue)
-        for _, _, seat, earlier in self._clues:
-            if said and _normalized(earlier) == said:
-                return f"{self._names[seat]} already said {earlier!r}; give a new clue"
-        return None
+        return repeated_clue(clue, ((self._names[seat], earlier) for _, _, seat, earlier in self._clues))
 
     def on_message(self, int player, str text):
         """Records the clue: for the views, and the words it names (which the speaker cannot have)."""
@@ -695,14 +685,9 @@ cdef class UndercoverState(State):
     def random_message(self, int player, rng=None) -> str:
         """A neutral word (or two) that passes check_message: never a word of the game's list."""
         rng = rng or _random.Random(0)
-        words = list(RANDOM_WORDS)
-        rng.shuffle(words)
         # The game's own rules suffice: neutral words are short and never a word of the game. (Going
         # through check_message would ask text_action_spec, whose example is made here.)
-        for candidate in words + [f"{a} {b}" for a in words for b in words if a != b]:
-            if self._clue_problem(player, candidate) is None:
-                return candidate
-        return BLANK_CLUE
+        return neutral_clue(rng, lambda clue: self._clue_problem(player, clue)) or BLANK_CLUE
 
     # ---- views --------------------------------------------------------------------------------
     def action_to_string(self, int player, int action) -> str:
@@ -1091,9 +1076,8 @@ class Game(GameBase):
         checked_int(values, "vote_rounds", 1, MAX_VOTE_ROUNDS)
         checked_int(values, "clue_rounds", 1, MAX_CLUE_ROUNDS)
         checked_int(values, "undercover_wins_at", 2, MAX_PLAYERS)
-        for name, choices in (("tie_rule", TIE_RULES), ("seat_names", SEAT_NAMES)):
-            if values[name] not in choices:
-                raise ValueError(f"parameter {name!r} must be one of {', '.join(choices)}, not {values[name]!r}")
+        checked_choice(values, "tie_rule", TIE_RULES)
+        checked_choice(values, "seat_names", SEAT_NAMES)
         for name in ("abstain", "roles_told"):
             if not isinstance(values[name], bool):
                 raise ValueError(f"parameter {name!r} is true or false, not {values[name]!r}")

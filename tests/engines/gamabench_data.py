@@ -89,3 +89,29 @@ def check_score(score: float, entry: dict) -> None:
     assert abs(score - entry["score_recomputed"]) <= entry["tolerance_vs_recomputed"], \
         (entry["file"], score, entry["score_recomputed"])
     assert abs(score - entry["score_paper"]) <= entry["tolerance_vs_paper"], (entry["file"], score, entry["score_paper"])
+
+
+def table9_entries(game: str) -> list:
+    """`game`'s Table 9 parameter variants as pytest parameters (ids: setting_id)."""
+    return entries(lambda data: table9_variant(game, data)["entries"])
+
+
+def setting_id(entry: dict | None) -> str:
+    return entry["setting_label"] if entry else "missing"
+
+
+def check_five_runs(game: str, score) -> None:
+    """The five-run group of `game`, each run scored by `score(entry)`, against its mean and sample std."""
+    group = five_run_group(game)
+    by_file = {e["file"]: e for e in default_runs(game)}
+    check_group([score(by_file[f]) for f in group["files"]], group)
+
+
+def table9_group(game: str, count: int) -> tuple[dict, list[dict]]:
+    """`game`'s Table 9 group and its entries in the group's order, checked to be the variant's `count`
+    files."""
+    variant = table9_variant(game)
+    group = variant["group"]
+    by_file = {e["file"]: e for e in variant["entries"]}
+    assert len(group["files"]) == count and set(group["files"]) == set(by_file)
+    return group, [by_file[f] for f in group["files"]]

@@ -18,7 +18,7 @@ from arena_engines import game_spec, load_game
 from arena_engines.core import SIMULTANEOUS
 from arena_engines.diners_dilemma import gamabench_history, gamabench_score
 
-from .gamabench_data import check_group, check_score, default_runs, entries, entry_id, expected, five_run_group, load_run
+from .gamabench_data import check_five_runs, check_score, default_runs, entries, entry_id, expected, load_run
 
 GAME = "diners_dilemma"
 
@@ -82,9 +82,7 @@ def test_default_runs_replay_exactly_and_score_as_printed(entry):
 
 
 def test_five_run_mean_and_sample_std():
-    group = five_run_group(GAME)
-    by_file = {e["file"]: e for e in default_runs(GAME)}
-    check_group([score(by_file[f])["score"] for f in group["files"]], group)
+    check_five_runs(GAME, lambda entry: score(entry)["score"])
 
 
 def test_the_gamabench_preset_is_the_logged_setting():

@@ -19,8 +19,8 @@ from arena_engines import game_spec, load_game
 from arena_engines.core import SIMULTANEOUS
 from arena_engines.divide_the_dollar import gamabench_history, gamabench_score
 
-from .gamabench_data import (check_group, check_score, default_runs, entries, entry_id, five_run_group, load_run,
-                             table9_variant)
+from .gamabench_data import (check_five_runs, check_group, check_score, default_runs, entries, entry_id, load_run,
+                             setting_id, table9_entries, table9_group, table9_variant)
 
 GAME = "divide_dollar"
 
@@ -88,24 +88,18 @@ def test_there_are_five_default_runs():
 
 
 def test_five_run_mean_and_sample_std():
-    group = five_run_group(GAME)
-    by_file = {e["file"]: e for e in default_runs(GAME)}
-    check_group([scored(by_file[f]) for f in group["files"]], group)
+    check_five_runs(GAME, scored)
 
 
-@pytest.mark.parametrize("entry", entries(lambda data: table9_variant(GAME, data)["entries"]),
-                         ids=lambda e: e["setting_label"] if e else "missing")
+@pytest.mark.parametrize("entry", table9_entries(GAME), ids=setting_id)
 def test_table9_variants_replay_and_score_as_published(entry):
     scored(entry)
 
 
 def test_table9_group_mean_and_std():
-    variant = table9_variant(GAME)
-    group = variant["group"]
-    by_file = {e["file"]: e for e in variant["entries"]}
-    assert len(group["files"]) == 5 and set(group["files"]) == set(by_file)
-    assert sorted(e["setting"]["golds"] for e in variant["entries"]) == [50, 100, 200, 400, 800]
-    check_group([scored(by_file[f]) for f in group["files"]], group)
+    group, runs = table9_group(GAME, 5)
+    assert sorted(e["setting"]["golds"] for e in table9_variant(GAME)["entries"]) == [50, 100, 200, 400, 800]
+    check_group([scored(entry) for entry in runs], group)
 
 
 def test_each_table9_setting_is_a_preset():

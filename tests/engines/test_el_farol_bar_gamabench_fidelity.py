@@ -21,8 +21,8 @@ from arena_engines import load_game
 from arena_engines.core import SIMULTANEOUS
 from arena_engines.el_farol_bar import gamabench_history, gamabench_score
 
-from .gamabench_data import (check_group, check_score, default_runs, entries, entry_id, five_run_group, load_run,
-                             table9_variant)
+from .gamabench_data import (check_five_runs, check_group, check_score, default_runs, entries, entry_id, load_run,
+                             setting_id, table9_entries, table9_group, table9_variant)
 
 GAME = "el_farol_bar"
 # The attendance part of a round report, as the released prompts word it.
@@ -93,24 +93,18 @@ def test_there_are_five_default_runs():
 
 
 def test_five_run_mean_and_sample_std():
-    group = five_run_group(GAME)
-    by_file = {e["file"]: e for e in default_runs(GAME)}
-    check_group([score(by_file[f]) for f in group["files"]], group)
+    check_five_runs(GAME, score)
 
 
-@pytest.mark.parametrize("entry", entries(lambda data: table9_variant(GAME, data)["entries"]),
-                         ids=lambda e: e["setting_label"] if e else "missing")
+@pytest.mark.parametrize("entry", table9_entries(GAME), ids=setting_id)
 def test_table9_capacity_variants_replay_and_score_as_printed(entry):
     score(entry)
 
 
 def test_table9_group_mean_and_std():
-    variant = table9_variant(GAME)
-    group = variant["group"]
-    by_file = {e["file"]: e for e in variant["entries"]}
-    assert len(group["files"]) == 6 and set(group["files"]) == set(by_file)
-    assert sorted(e["setting"]["ratio"] for e in variant["entries"]) == [0, 0.2, 0.4, 0.6, 0.8, 1]
-    check_group([score(by_file[f]) for f in group["files"]], group)
+    group, runs = table9_group(GAME, 6)
+    assert sorted(e["setting"]["ratio"] for e in table9_variant(GAME)["entries"]) == [0, 0.2, 0.4, 0.6, 0.8, 1]
+    check_group([score(entry) for entry in runs], group)
 
 
 def test_table9_capacities_are_the_presets():

@@ -20,8 +20,8 @@ from arena_engines import load_game
 from arena_engines.core import SIMULTANEOUS
 from arena_engines.pirate_game import PROPOSE, gamabench_history, gamabench_score
 
-from .gamabench_data import (check_group, check_score, default_runs, entries, entry_id, expected, five_run_group,
-                             load_run, table9_variant)
+from .gamabench_data import (check_five_runs, check_group, check_score, default_runs, entries, entry_id, expected,
+                             load_run, setting_id, table9_entries, table9_group, table9_variant)
 
 GAME = "pirate_game"
 
@@ -88,23 +88,17 @@ def test_there_are_five_default_runs():
 
 
 def test_five_run_mean_and_sample_std():
-    group = five_run_group(GAME)
-    by_file = {e["file"]: e for e in default_runs(GAME)}
-    check_group([check_run(by_file[f]) for f in group["files"]], group)
+    check_five_runs(GAME, check_run)
 
 
-@pytest.mark.parametrize("entry", entries(lambda data: table9_variant(GAME, data)["entries"]),
-                         ids=lambda e: e["setting_label"] if e else "missing")
+@pytest.mark.parametrize("entry", table9_entries(GAME), ids=setting_id)
 def test_table9_gold_variants_replay_and_score(entry):
     check_run(entry)
 
 
 def test_table9_group_mean_and_std():
-    variant = table9_variant(GAME)
-    group = variant["group"]
-    by_file = {e["file"]: e for e in variant["entries"]}
-    assert len(group["files"]) == 4 and set(group["files"]) == set(by_file)
-    check_group([check_run(by_file[f]) for f in group["files"]], group)
+    group, runs = table9_group(GAME, 4)
+    check_group([check_run(entry) for entry in runs], group)
 
 
 @pytest.mark.parametrize("preset,gold", [("gamabench", 100), ("gamabench_g4", 4), ("gamabench_g5", 5),

@@ -21,8 +21,8 @@ from arena_engines import load_game
 from arena_engines.core import SIMULTANEOUS
 from arena_engines.public_goods import gamabench_history, gamabench_score
 
-from .gamabench_data import (check_group, check_score, default_runs, entries, entry_id, five_run_group, load_run,
-                             table9_variant)
+from .gamabench_data import (check_five_runs, check_group, check_score, default_runs, entries, entry_id, load_run,
+                             setting_id, table9_entries, table9_group, table9_variant)
 
 GAME = "public_goods"
 # The code's chat histories drop early messages after round 10 (gamabench.md §2.0): in every released
@@ -127,23 +127,17 @@ def test_there_are_five_default_runs():
 
 
 def test_five_run_mean_and_sample_std():
-    group = five_run_group(GAME)
-    by_file = {e["file"]: e for e in default_runs(GAME)}
-    check_group([score(by_file[f]) for f in group["files"]], group)
+    check_five_runs(GAME, score)
 
 
-@pytest.mark.parametrize("entry", entries(lambda data: table9_variant(GAME, data)["entries"]),
-                         ids=lambda e: e["setting_label"] if e else "missing")
+@pytest.mark.parametrize("entry", table9_entries(GAME), ids=setting_id)
 def test_table9_multiplier_variants_replay_and_score_as_published(entry):
     score(entry)
 
 
 def test_table9_group_mean_and_std():
-    variant = table9_variant(GAME)
-    group = variant["group"]
-    by_file = {e["file"]: e for e in variant["entries"]}
-    assert len(group["files"]) == 5 and set(group["files"]) == set(by_file)
-    check_group([score(by_file[f]) for f in group["files"]], group)
+    group, runs = table9_group(GAME, 5)
+    check_group([score(entry) for entry in runs], group)
 
 
 def test_each_table9_variant_has_its_preset():

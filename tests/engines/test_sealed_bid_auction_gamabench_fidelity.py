@@ -28,8 +28,8 @@ from arena_engines import game_spec, load_game
 from arena_engines.core import CHANCE, SIMULTANEOUS
 from arena_engines.sealed_bid_auction import gamabench_history, gamabench_score
 
-from .gamabench_data import (check_group, check_score, default_runs, entries, entry_id, five_run_group, load_run,
-                             table9_variant)
+from .gamabench_data import (check_five_runs, check_score, default_runs, entries, entry_id, load_run, setting_id,
+                             table9_entries, table9_group, table9_variant)
 
 GAME = "sealed_bid_auction"
 VANILLA_TABLE9_FILE = "raw/sealed_bid_auction/first_price/sealed_bid_auction_v1_vr1.json"
@@ -143,9 +143,7 @@ def test_there_are_five_default_runs():
 
 
 def test_five_run_mean_and_sample_std():
-    group = five_run_group(GAME)
-    by_file = {e["file"]: e for e in default_runs(GAME)}
-    check_group([scored(by_file[f]) for f in group["files"]], group)
+    check_five_runs(GAME, scored)
 
 
 def test_the_relative_metric_gives_the_later_revisions_value():
@@ -160,25 +158,21 @@ def test_the_relative_metric_gives_the_later_revisions_value():
     assert statistics.mean(scores) == pytest.approx(13.0, abs=0.051)
 
 
-@pytest.mark.parametrize("entry", entries(lambda data: table9_variant(GAME, data)["entries"]),
-                         ids=lambda e: e["setting_label"] if e else "missing")
+@pytest.mark.parametrize("entry", table9_entries(GAME), ids=setting_id)
 def test_table9_variants_replay_and_score_as_published(entry):
     scored(entry)
 
 
 def test_table9_group_mean_and_std():
-    variant = table9_variant(GAME)
-    group = variant["group"]
-    by_file = {e["file"]: e for e in variant["entries"]}
-    assert len(group["files"]) == 4 and set(group["files"]) == set(by_file)
-    assert sorted(e["setting"]["valuation_max"] for e in variant["entries"]) == [100, 200, 400, 800]
-    scores = [scored(by_file[f]) for f in group["files"]]
+    group, runs = table9_group(GAME, 4)
+    assert sorted(e["setting"]["valuation_max"] for e in table9_variant(GAME)["entries"]) == [100, 200, 400, 800]
+    scores = [scored(entry) for entry in runs]
     # The files give 5.67 ± 0.77; the printed 5.3 ± 0.6 is the mean and std of the printed values,
     # 5.1 for [0, 200] included (expected.json gives the group no tolerance against the paper).
     assert group["tolerance_vs_paper"] is None
     assert abs(statistics.mean(scores) - group["mean_recomputed"]) <= group["tolerance_vs_recomputed"]
     assert abs(statistics.stdev(scores) - group["std_recomputed_ddof1"]) <= group["tolerance_vs_recomputed"]
-    printed = [by_file[f]["score_paper"] for f in group["files"]]
+    printed = [entry["score_paper"] for entry in runs]
     assert statistics.mean(printed) == pytest.approx(group["mean_paper"], abs=0.051)
     assert statistics.stdev(printed) == pytest.approx(group["std_paper"], abs=0.051)
 

@@ -4,16 +4,16 @@ what hurts the opponent most, never withdraws, always answers a legal action and
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 import pytest
 
 from arena_engines import load_game
 from arena_engines.air_land_sea import card_id
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
 
-from .test_house import decide, request, started
+from .house_harness import play_against_random
+from .test_house import decide
 
 GAME = "air_land_sea"
 GREEDY = "als_greedy"
@@ -63,22 +63,13 @@ def test_its_maneuver_turns_the_opponents_strongest_card_face_down():
 @pytest.mark.parametrize("seat", [0, 1])
 def test_always_legal_reproducible_never_withdraws_and_ahead_of_random_play(seat):
     game = load_game(GAME, {"target_vp": 6}, preset="gamebench")
+
+    def never_withdraws(state, action, seed):
+        assert not state.action_to_string(seat, action).startswith("Withdraw")
+
     total = 0.0
     for seed in range(8):
-        rng = random.Random(seed)
-        house = HouseSeat(GREEDY, seed)
-        house.notify(started(GAME, game, seat))
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-            elif state.current_player() == seat:
-                action = asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
-                assert action in state.legal_actions()
-                assert not state.action_to_string(seat, action).startswith("Withdraw")
-                state.apply_action(action)
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+        state = play_against_random(GREEDY, game, {seat: seed}, random.Random(seed), never_withdraws)
         total += state.returns()[seat]
     assert total / 8 > 0.7, total
     _, state = dealt(["Heavy Bombers (Air 6)", "Support (Air 1)"], ["Ambush (Land 2)", "Escalation (Sea 2)"])

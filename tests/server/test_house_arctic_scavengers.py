@@ -5,42 +5,24 @@ answers a legal action and beats random play."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections import Counter
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2, match_pb2
 from arena_engines import load_game
 from arena_engines.arctic_scavengers import CARD_NAMES, JUNKYARD
-from arena_server.convert import to_struct
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
+
+from . import test_house
+from .house_harness import play_against_random
 
 GAME = "arctic_scavengers"
 NAME = "arctic_greedy"
 
 
-def started(game, seat: int) -> pb.ConnectResponse:
-    match = match_pb2.MatchInfo(match_id="m1", game_id=GAME, parameters=to_struct(game.parameters),
-                                players=[match_pb2.Player(seat=i, agent_name=f"p{i}") for i in range(2)])
-    return pb.ConnectResponse(match_started=pb.MatchStarted(match=match, seat=seat))
-
-
-def request(state, seat: int) -> pb.DecisionRequest:
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=to_struct(state.observation_dict(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)])
-
-
 def decide(game, state, seed: int = 0) -> str:
     """The house agent's answer for the seat to move, as the action's text."""
     seat = state.current_player()
-    house = HouseSeat(NAME, seed)
-    house.notify(started(game, seat))
-    action = asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
+    action = test_house.decide(NAME, GAME, game, state, seat, seed)
     assert action in state.legal_actions(seat)
     return state.action_to_string(seat, action)
 
@@ -139,21 +121,15 @@ def test_interrupts_and_skirmishes_against_the_most_valuable_card():
 
 def test_always_legal_reproducible_and_ahead_of_random_play():
     game = load_game(GAME, preset="gamebench")
+
+    def reproducible(state, action, seed):
+        if seed < 2:
+            assert decide(game, state, seed) == state.action_to_string(state.current_player(), action)
+
     total = 0.0
     for seed in range(40):
         seat = seed % 2
-        house = HouseSeat(NAME, seed)
-        house.notify(started(game, seat))
-        rng = random.Random(seed)
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.current_player() == seat:
-                action = asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
-                assert action in state.legal_actions()
-                if seed < 2:
-                    assert decide(game, state, seed) == state.action_to_string(seat, action)
-                state.apply_action(action)
-            else:
-                state.step_randomly(rng)
+        state = play_against_random(NAME, game, {seat: seed}, random.Random(seed), reproducible,
+                                    step_randomly=True)
         total += state.returns()[seat]
     assert total >= 34, total

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from functools import partial
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2
 from arena_engines import load_game
 from arena_engines.are_you_the_traitor import ANSWERS, QUESTIONS
-from arena_server import convert
 from arena_server.house import HOUSE_AGENTS, HouseSeat
 from arena_server.house.are_you_the_traitor import fitting_deals, target_chances
 
+from .house_harness import answer_in_another_game, house_answer, talk_request
 from .test_house import started
 
 GAME = "are_you_the_traitor"
@@ -21,23 +20,7 @@ AGENT = "ayt_deduction"
 TALK, ASK, ANSWER, STOP, PASS, ACCUSE, HEARD, NOBODY, DRAWN, NO_THEFT = 0, 5, 6, 7, 8, 10, 20, 25, 30, 99
 
 
-def request(state, seat: int) -> pb.DecisionRequest:
-    spec = state.text_action_spec(seat)
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=convert.to_struct(state.observation_dict(seat)),
-                                         conversation=convert.utterances(state.conversation(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)],
-        text_action=convert.text_action_spec(spec) if spec else None)
-
-
-def ask(game, state, seat: int, seed: int = 0) -> tuple[int, str | None]:
-    house = HouseSeat(AGENT, seed)
-    house.notify(started(GAME, game, seat))
-    decision = asyncio.run(house.ask(request(state, seat), timeout=30))
-    return decision.action_id, (decision.message if decision.HasField("message") else None)
+ask = partial(house_answer, AGENT)
 
 
 def new_game():
@@ -72,10 +55,7 @@ def settle_round(state, caller, accused, draws):
 def test_the_agent_is_registered_for_this_game_only():
     description, factory = HOUSE_AGENTS[AGENT]
     assert "STOP" in description and factory(0).games == frozenset({GAME})
-    connect_four = load_game("connect_four")
-    house = HouseSeat(AGENT, 0)
-    house.notify(started("connect_four", connect_four, 0))
-    assert asyncio.run(house.ask(request(connect_four.new_initial_state(), 0), timeout=5)) is None
+    assert answer_in_another_game(AGENT) is None
 
 
 def test_it_talks_with_stock_lines_the_game_accepts():
@@ -152,7 +132,7 @@ def test_house_agents_in_every_seat_play_whole_games_their_moves_always_accepted
                 state.apply_action(rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0])
             else:
                 seat = state.current_player()
-                answer = asyncio.run(houses[seat].ask(request(state, seat), timeout=30))
+                answer = asyncio.run(houses[seat].ask(talk_request(state, seat), timeout=30))
                 state.apply_action(answer.action_id, answer.message if answer.HasField("message") else None)
         endings.append(state.result_details()["ending"])
     assert endings.count("points") >= 5              # the table plays rounds instead of talking forever

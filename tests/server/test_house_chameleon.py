@@ -3,41 +3,22 @@ the observation, the conversation, the legal actions and the message spec), with
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections import Counter
+from functools import partial
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2
 from arena_engines import load_game
 from arena_engines.chameleon_settings import CUES, TOPIC_CUES, setting_index
-from arena_server import convert
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
 
-from .test_house import started
+from .house_harness import answer_in_another_game, house_answer
 
 GAME = "chameleon"
 AGENT = "chameleon_cues"
 CLUE, ABSTAIN, GUESS = 3, 4, 5
 
 
-def request(state, seat: int) -> pb.DecisionRequest:
-    spec = state.text_action_spec(seat)
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=convert.to_struct(state.observation_dict(seat)),
-                                         conversation=convert.utterances(state.conversation(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)],
-        text_action=convert.text_action_spec(spec) if spec else None)
-
-
-def ask(game, state, seat: int, seed: int = 0) -> tuple[int, str | None]:
-    house = HouseSeat(AGENT, seed)
-    house.notify(started(GAME, game, seat))
-    decision = asyncio.run(house.ask(request(state, seat), timeout=30))
-    return decision.action_id, (decision.message if decision.HasField("message") else None)
+ask = partial(house_answer, AGENT)
 
 
 def dealt(topic: str, word: str, chameleon: int):
@@ -51,10 +32,7 @@ def dealt(topic: str, word: str, chameleon: int):
 def test_the_agent_is_registered_for_the_chameleon_only():
     description, factory = HOUSE_AGENTS[AGENT]
     assert "cue" in description and factory(0).games == frozenset({GAME})
-    connect_four = load_game("connect_four")
-    house = HouseSeat(AGENT, 0)
-    house.notify(started("connect_four", connect_four, 0))
-    assert asyncio.run(house.ask(request(connect_four.new_initial_state(), 0), timeout=5)) is None
+    assert answer_in_another_game(AGENT) is None
 
 
 def test_non_chameleons_say_unused_cues_of_the_word_and_a_chameleon_speaking_first_a_topic_cue():

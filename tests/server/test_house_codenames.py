@@ -3,26 +3,21 @@ the observation, the conversation, the legal actions and the message spec), with
 
 from __future__ import annotations
 
-import asyncio
 import random
+from functools import partial
 
 from arena_engines import load_game
 from arena_engines.codenames_words import THEMES, WORDS
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
 
-from .test_house import started
-from .test_house_undercover import request
+from .house_harness import house_answer
 
 GAME = "codenames"
 AGENT = "codenames_themes"
 SMALL = {"first_team_cards": 3, "second_team_cards": 2, "neutral_cards": 1}
 
 
-def ask(game, state, seat: int, seed: int = 0) -> tuple[int, str | None]:
-    house = HouseSeat(AGENT, seed)
-    house.notify(started(GAME, game, seat))
-    decision = asyncio.run(house.ask(request(state, seat), timeout=30))
-    return decision.action_id, (decision.message if decision.HasField("message") else None)
+ask = partial(house_answer, AGENT)
 
 
 def dealt(red, blue, assassin, neutral, **parameters):

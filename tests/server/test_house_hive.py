@@ -4,16 +4,16 @@ its own, opens with its Queen, always answers a legal action, and beats random p
 
 from __future__ import annotations
 
-import asyncio
 import random
+from functools import partial
 
 import pytest
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2, match_pb2
 from arena_engines import load_game
-from arena_server.convert import to_struct
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
+
+from . import test_house
+from .house_harness import play_against_random
 
 GAME = "hive"
 NAME = "hive_greedy"
@@ -24,25 +24,7 @@ BLUE_CAN_WIN = QUEENS + ["place_(-1,0)_Ant", "place_(2,0)_Spider", "place_(-1,1)
                          "move_(-1,0)_(1,-1)", "place_(1,1)_Hopper"]
 
 
-def started(game, seat: int) -> pb.ConnectResponse:
-    match = match_pb2.MatchInfo(match_id="m1", game_id=GAME, parameters=to_struct(game.parameters),
-                                players=[match_pb2.Player(seat=i, agent_name=f"p{i}") for i in range(2)])
-    return pb.ConnectResponse(match_started=pb.MatchStarted(match=match, seat=seat))
-
-
-def request(state, seat: int) -> pb.DecisionRequest:
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=to_struct(state.observation_dict(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)])
-
-
-def decide(game, state, seat: int, seed: int = 0) -> int:
-    house = HouseSeat(NAME, seed)
-    house.notify(started(game, seat))
-    return asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
+decide = partial(test_house.decide, NAME, GAME)
 
 
 def after(moves, preset: str = "gamebench"):
@@ -88,20 +70,13 @@ def test_does_not_surround_both_queens_when_it_need_not():
 @pytest.mark.parametrize("seat", [0, 1])
 def test_always_legal_reproducible_and_ahead_of_random_play(seat):
     game = load_game(GAME, preset="gamebench")
+
+    def reproducible(state, action, seed):
+        if len(state.history()) in (2, 3):      # its second turn: ties broken by the seed alone
+            assert decide(game, state, seat, seed) == decide(game, state, seat, seed)
+
     wins = 0
     for seed in range(6):
-        rng = random.Random(seed)
-        house = HouseSeat(NAME, seed)
-        house.notify(started(game, seat))
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.current_player() == seat:
-                action = asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
-                assert action in state.legal_actions()
-                if len(state.history()) in (2, 3):      # its second turn: ties broken by the seed alone
-                    assert decide(game, state, seat, seed) == decide(game, state, seat, seed)
-                state.apply_action(action)
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+        state = play_against_random(NAME, game, {seat: seed}, random.Random(seed), reproducible)
         wins += state.returns()[seat] == 1.0
     assert wins >= 5, wins

@@ -4,39 +4,16 @@ server."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2
 from arena_engines import load_game
 from arena_engines.pirate_game import ACCEPT, PROPOSE, REJECT, proposal_text
-from arena_server import convert
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
 
-from .test_house import started
+from .house_harness import house_answer as answer
 
 GAME = "pirate_game"
 OPTIMAL, FAIR = "pirate_optimal", "pirate_fair"
-
-
-def request(state, seat: int) -> pb.DecisionRequest:
-    spec = state.text_action_spec(seat)
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=convert.to_struct(state.observation_dict(seat)),
-                                         conversation=convert.utterances(state.conversation(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)],
-        text_action=convert.text_action_spec(spec) if spec else None)
-
-
-def answer(name: str, game, state, seat: int, seed: int = 0) -> tuple[int, str | None]:
-    house = HouseSeat(name, seed)
-    house.notify(started(GAME, game, seat))
-    decision = asyncio.run(house.ask(request(state, seat), timeout=30))
-    return decision.action_id, decision.message if decision.HasField("message") else None
 
 
 def votes_of(name: str, game, state) -> list[int]:

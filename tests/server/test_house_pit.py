@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import random
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2, match_pb2
 from arena_engines import load_game
 from arena_server.convert import to_struct
 from arena_server.house import HOUSE_AGENTS, HouseSeat
+
+from . import test_house
+from .house_harness import play_against_random
+from .test_house import request, started
 
 GAME = "pit"
 NAME = "pit_collector"
@@ -20,25 +22,8 @@ KINDS = ["Barley", "Corn", "Soyabeans", "Wheat", "Bull", "Bear"]
 PASS = "Offer_Bear_4"                 # never covered: one Bear exists
 
 
-def started(game, seat: int) -> pb.ConnectResponse:
-    match = match_pb2.MatchInfo(match_id="m1", game_id=GAME, parameters=to_struct(game.parameters),
-                                players=[match_pb2.Player(seat=i, agent_name=f"p{i}") for i in range(4)])
-    return pb.ConnectResponse(match_started=pb.MatchStarted(match=match, seat=seat))
-
-
-def request(state, seat: int) -> pb.DecisionRequest:
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=to_struct(state.observation_dict(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)])
-
-
 def decide(game, state, seat: int, seed: int = 0) -> str:
-    house = HouseSeat(NAME, seed)
-    house.notify(started(game, seat))
-    return state.action_to_string(seat, asyncio.run(house.ask(request(state, seat), timeout=30)).action_id)
+    return state.action_to_string(seat, test_house.decide(NAME, GAME, game, state, seat, seed))
 
 
 def dealt(*specs: str):
@@ -99,7 +84,7 @@ def test_passes_when_it_has_nothing_to_spare():
     view["hand"] = {"Barley": 0, "Corn": 0, "Soyabeans": 0, "Wheat": 4, "Bull": 1, "Bear": 0}
     asked.observation.data.CopyFrom(to_struct(view))
     house = HouseSeat(NAME, 0)
-    house.notify(started(game, 0))
+    house.notify(started(GAME, game, 0))
     assert state.action_to_string(0, asyncio.run(house.ask(asked, timeout=30)).action_id) == PASS
 
 
@@ -107,19 +92,8 @@ def test_always_answers_a_legal_action_and_beats_random_play():
     game = load_game(GAME, preset="gamebench")
     shares = []
     for match in range(12):
-        rng = random.Random(match)
         house_side = match % 2
-        seats = {seat: HouseSeat(NAME, 10 * match + seat) for seat in range(4) if seat // 2 == house_side}
-        for seat, house in seats.items():
-            house.notify(started(game, seat))
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            seat = state.current_player()
-            if seat in seats:
-                choice = asyncio.run(seats[seat].ask(request(state, seat), timeout=30)).action_id
-                assert choice in state.legal_actions(seat)
-                state.apply_action(choice)
-            else:
-                state.step_randomly(rng)
+        seeds = {seat: 10 * match + seat for seat in range(4) if seat // 2 == house_side}
+        state = play_against_random(NAME, game, seeds, random.Random(match), step_randomly=True)
         shares.append(state.returns()[2 * house_side])
     assert sum(share > 0.5 for share in shares) >= 10 and sum(shares) / len(shares) > 0.65, shares

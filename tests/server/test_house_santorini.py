@@ -4,16 +4,16 @@ opponent's climb, always answers a legal action, and beats random play."""
 
 from __future__ import annotations
 
-import asyncio
 import random
+from functools import partial
 
 import pytest
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2, match_pb2
 from arena_engines import load_game
-from arena_server.convert import to_struct
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
+
+from . import test_house
+from .house_harness import play_against_random
 
 GAME = "santorini"
 NAME = "santorini_greedy"
@@ -24,25 +24,7 @@ CLIMB = ["(2, 2)", "(0, 0)", "(3, 3)", "(0, 4)",
          "Move southwest, build northeast", "Move east, build west", "Move north, build north", "Move west, build east"]
 
 
-def started(game, seat: int) -> pb.ConnectResponse:
-    match = match_pb2.MatchInfo(match_id="m1", game_id=GAME, parameters=to_struct(game.parameters),
-                                players=[match_pb2.Player(seat=i, agent_name=f"p{i}") for i in range(2)])
-    return pb.ConnectResponse(match_started=pb.MatchStarted(match=match, seat=seat))
-
-
-def request(state, seat: int) -> pb.DecisionRequest:
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=to_struct(state.observation_dict(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)])
-
-
-def decide(game, state, seat: int, seed: int = 0) -> int:
-    house = HouseSeat(NAME, seed)
-    house.notify(started(game, seat))
-    return asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
+decide = partial(test_house.decide, NAME, GAME)
 
 
 def after(moves, forced: bool = True):
@@ -94,20 +76,13 @@ def test_boxes_in_the_opponent_pawn_to_play():
 @pytest.mark.parametrize("seat", [0, 1])
 def test_always_legal_reproducible_and_ahead_of_random_play(seat, forced):
     game = load_game(GAME, {"forced_alternation": forced}, preset="gamebench")
+
+    def reproducible(state, action, seed):
+        if len(state.history()) in (4, 5):    # its first turn: ties broken by the seed alone
+            assert decide(game, state, seat, seed) == decide(game, state, seat, seed)
+
     wins = 0
     for seed in range(12):
-        rng = random.Random(seed)
-        house = HouseSeat(NAME, seed)
-        house.notify(started(game, seat))
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.current_player() == seat:
-                action = asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
-                assert action in state.legal_actions()
-                if len(state.history()) in (4, 5):    # its first turn: ties broken by the seed alone
-                    assert decide(game, state, seat, seed) == decide(game, state, seat, seed)
-                state.apply_action(action)
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+        state = play_against_random(NAME, game, {seat: seed}, random.Random(seed), reproducible)
         wins += state.returns()[seat] == 1.0
     assert wins >= 11, wins

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+from functools import partial
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2, match_pb2
 from arena_engines import load_game
-from arena_server.convert import to_struct
 from arena_server.house import HOUSE_AGENTS, HouseSeat
+
+from . import test_house
+from .test_house import request, started
 
 GAME = "sea_battle"
 NAME = "sea_battle_gunner"
@@ -19,25 +20,7 @@ HEADINGS = ["East", "North", "West", "South"]
 SIZE = 10
 
 
-def started(game, seat: int) -> pb.ConnectResponse:
-    match = match_pb2.MatchInfo(match_id="m1", game_id=GAME, parameters=to_struct(game.parameters),
-                                players=[match_pb2.Player(seat=i, agent_name=f"p{i}") for i in range(6)])
-    return pb.ConnectResponse(match_started=pb.MatchStarted(match=match, seat=seat))
-
-
-def request(state, seat: int) -> pb.DecisionRequest:
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=to_struct(state.observation_dict(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)])
-
-
-def decide(game, state, seat: int, seed: int = 0) -> int:
-    house = HouseSeat(NAME, seed)
-    house.notify(started(game, seat))
-    return asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
+decide = partial(test_house.decide, NAME, GAME)
 
 
 def setup(ships):
@@ -102,7 +85,7 @@ def test_always_answers_a_legal_order_and_beats_random_play():
         house_side = match % 2
         seats = {seat: HouseSeat(NAME, 10 * match + seat) for seat in range(6) if seat // 3 == house_side}
         for seat, house in seats.items():
-            house.notify(started(game, seat))
+            house.notify(started(GAME, game, seat))
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():

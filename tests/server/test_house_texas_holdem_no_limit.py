@@ -4,42 +4,24 @@ folds weak hands facing a bet, always answers a legal action, and beats random p
 
 from __future__ import annotations
 
-import asyncio
 import random
+from functools import partial
 
 import pytest
 
-from arena.v1 import agent_service_pb2 as pb
-from arena.v1 import game_pb2, match_pb2
 from arena_engines import load_game
 from arena_engines.texas_holdem_no_limit import card_id
-from arena_server.convert import to_struct
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
+
+from . import test_house
+from .house_harness import play_against_random
 
 GAME = "texas_holdem_no_limit"
 NAME = "holdem_hand_strength"
 FOLD, CALL, HALF, POT, ALL_IN = range(5)
 
 
-def started(game, seat: int) -> pb.ConnectResponse:
-    match = match_pb2.MatchInfo(match_id="m1", game_id=GAME, parameters=to_struct(game.parameters),
-                                players=[match_pb2.Player(seat=i, agent_name=f"p{i}") for i in range(2)])
-    return pb.ConnectResponse(match_started=pb.MatchStarted(match=match, seat=seat))
-
-
-def request(state, seat: int) -> pb.DecisionRequest:
-    return pb.DecisionRequest(
-        match_id="m1", decision_id=1, seat=seat,
-        observation=game_pb2.Observation(text=state.observation_string(seat),
-                                         data=to_struct(state.observation_dict(seat))),
-        legal_actions=[game_pb2.LegalAction(id=a, text=state.action_to_string(seat, a))
-                       for a in state.legal_actions(seat)])
-
-
-def decide(game, state, seat: int, seed: int = 0) -> int:
-    house = HouseSeat(NAME, seed)
-    house.notify(started(game, seat))
-    return asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
+decide = partial(test_house.decide, NAME, GAME)
 
 
 def hand(dealer: int, hole0: str, hole1: str, actions=(), board=(), chips=100):
@@ -114,21 +96,12 @@ def test_a_middling_hand_calls_when_the_pot_odds_pay(bet, owed, pot, answer):
 @pytest.mark.parametrize("seat", [0, 1])
 def test_always_legal_reproducible_and_ahead_of_random_play(seat):
     game = load_game(GAME, preset="llmarena")
+
+    def reproducible(state, action, seed):
+        assert decide(game, state, seat, seed) == decide(game, state, seat, seed)
+
     total = 0.0
     for seed in range(100):
-        rng = random.Random(seed)
-        house = HouseSeat(NAME, seed)
-        house.notify(started(game, seat))
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-            elif state.current_player() == seat:
-                action = asyncio.run(house.ask(request(state, seat), timeout=30)).action_id
-                assert action in state.legal_actions()
-                assert decide(game, state, seat, seed) == decide(game, state, seat, seed)
-                state.apply_action(action)
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
+        state = play_against_random(NAME, game, {seat: seed}, random.Random(seed), reproducible)
         total += state.returns()[seat]
     assert total > 200, total           # several chips a hand on average

@@ -4,25 +4,20 @@ without a server."""
 
 from __future__ import annotations
 
-import asyncio
 import random
+from functools import partial
 
 from arena_engines import load_game
-from arena_server.house import HOUSE_AGENTS, HouseSeat
+from arena_server.house import HOUSE_AGENTS
 
-from .test_house import started
-from .test_house_undercover import request
+from .house_harness import house_answer
 
 GAME = "two_rooms_and_a_boom"
 AGENT = "trb_teamplay"
 SWAP = 16
 
 
-def ask(game, state, seat: int, seed: int = 0) -> tuple[int, str | None]:
-    house = HouseSeat(AGENT, seed)
-    house.notify(started(GAME, game, seat))
-    decision = asyncio.run(house.ask(request(state, seat), timeout=30))
-    return decision.action_id, (decision.message if decision.HasField("message") else None)
+ask = partial(house_answer, AGENT)
 
 
 def act(state, player: int, action: int, message=None):
