@@ -45,6 +45,9 @@ class Pairing:
     parameters: dict = field(default_factory=dict)
     openspiel: str = ""
     openspiel_parameters: dict = field(default_factory=dict)
+    # Whether the uniform random players make games of different lengths, so that a rate per move
+    # (playouts per second times mean moves) is printed too.
+    per_move: bool = False
 
 
 PAIRINGS = {
@@ -67,6 +70,14 @@ PAIRINGS = {
     "sealed_bid_auction": Pairing(preset="gtbench_code", openspiel="first_sealed_auction",
                                   openspiel_parameters={"players": 2, "max_value": 10}),
     "negotiation": Pairing(preset="gtbench", openspiel="negotiation"),
+    # The base game in both: Queen, 2 Beetles, 2 Spiders, 3 Grasshoppers, 3 Ants, no expansion bugs.
+    # OpenSpiel's board is bounded (a piece leaving it ends the game as a draw): its largest radius, 14.
+    "hive": Pairing(preset="standard", openspiel="hive",
+                    openspiel_parameters={"uses_mosquito": False, "uses_ladybug": False, "uses_pillbug": False,
+                                          "board_size": 14},
+                    # OpenSpiel lists one action per piece copy (wA1, wA2, wA3) and per reference tile, so
+                    # its random player favours some moves and ends games sooner.
+                    per_move=True),
 }
 
 SIMULATIONS = 1000
@@ -136,7 +147,7 @@ def bench_game(game_id: str, pairing: Pairing, runs: int, budget: float, python_
     ours = load_game(game_id, pairing.parameters, preset=pairing.preset)
     theirs = pyspiel.load_game(pairing.openspiel, pairing.openspiel_parameters)
     n = ours.num_players
-    row = {"game": game_id, "openspiel": pairing.openspiel}
+    row = {"game": game_id, "openspiel": pairing.openspiel, "per_move": pairing.per_move}
 
     # 1. Python-level playouts, interleaved run by run so that machine noise hits both alike.
     ours_rates, theirs_rates, ours_lengths, theirs_lengths = [], [], [], []
@@ -211,6 +222,13 @@ def report(rows: list[dict]) -> str:
         lines.append(f"| {r['game']} | {r['openspiel']} | {r['py_ours']:,.0f} | {r['py_theirs']:,.0f} | "
                      f"{ratio(r['py_ours'], r['py_theirs'])} | {r['len_ours']:.1f} / {r['len_theirs']:.1f} | "
                      f"{r['c_ours']:,.0f} | {ratio(r['c_ours'], r['py_theirs'])} |")
+    for r in rows:
+        if r["per_move"]:
+            ours, theirs = r["py_ours"] * r["len_ours"], r["py_theirs"] * r["len_theirs"]
+            lines.append(f"{r['game']}: random games of different mean lengths; per move, Python level: arena "
+                         f"{ours:,.0f} moves/s, OpenSpiel {theirs:,.0f} moves/s, {ratio(ours, theirs)}; arena C "
+                         f"level {r['c_ours'] * r['len_ours']:,.0f} moves/s, "
+                         f"{ratio(r['c_ours'] * r['len_ours'], theirs)}")
     lines += [
         "",
         f"MCTS time per move, {SIMULATIONS} simulations from the opening (UCT c = {UCT_C:g}, random rollouts, solver)",

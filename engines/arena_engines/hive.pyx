@@ -1,26 +1,37 @@
-"""Hive, as GameBench plays it (reference gamebench.md section 2.5): the base game without Beetles.
+"""Hive, as GameBench plays it (reference gamebench.md section 2.5): the base game without Beetles; and,
+with the "beetles" parameter, the base game of the published Hive rules (preset `standard`).
 
 Rules. Two players, Blue (player 1, seat 0, moves first) and Green (player 2, seat 1), play on an
 unbounded grid of hexagonal cells. Each has a Queen Bee, 2 Spiders, 3 Grasshoppers and 3 Soldier Ants
-(GameBench's counts; no Beetles). A turn is one of:
+(GameBench's counts; no Beetles), plus 2 Beetles in the `standard` preset. A turn is one of:
   - place a piece from the hand on an empty cell. The first piece of the game goes on (0,0); the second
     player's first piece goes next to it; every later piece must touch a piece of its owner and no
-    enemy piece;
+    enemy piece (with Beetles: a stack counts as the colour of its top piece);
   - move one of one's pieces on the board, allowed only once one's own Queen Bee is placed:
       Queen Bee: slides one cell;
       Spider: slides exactly three cells, never entering a cell twice (its start included);
       Soldier Ant: slides any number of cells (to any cell it can reach by sliding);
       Grasshopper: jumps in a straight line over one or more adjacent pieces and lands on the first
-      empty cell (it does not slide).
+      empty cell (it does not slide);
+      Beetle: moves one cell, onto an empty cell or onto the hive (on top of the piece or stack there);
+      on top it moves one cell at a time over the hive and may drop down into an empty cell. A piece
+      with a Beetle on top cannot move (only the top piece of a stack moves), and a stack counts as its
+      top piece's colour for placement.
     One Hive: the pieces must stay one connected group, so a piece whose removal would split the hive
-    cannot move. Freedom to Move: a slide from one cell to the next is possible only when exactly one
-    of the two cells beside that step is occupied: both occupied is a gap too narrow to slide through,
-    both empty would lose contact with the hive (the moving piece is lifted while its path is traced).
+    cannot move (a stack is one cell of the hive: a Beetle leaving the top of a stack never splits it).
+    Freedom to Move: a slide from one cell to the next is possible only when exactly one of the two
+    cells beside that step is occupied: both occupied is a gap too narrow to slide through, both empty
+    would lose contact with the hive (the moving piece is lifted while its path is traced). A Beetle
+    climbing, moving on top or dropping down is blocked by a gate instead: the two cells beside the
+    step both hold stacks higher than both the Beetle's start (without it) and its target, i.e. both
+    at least as high as the higher of the start and the target with the Beetle counted on each
+    (Mzinga's and OpenSpiel's formulation); on the ground it slides as above.
   - pass, only when no placement or move is legal (GameBench's "pass").
 The Queen Bee must be placed by the player's fourth turn: from the fourth turn on, while it is in hand,
 the only legal placements are the Queen's. Turns are counted per player and passes count.
 A Queen Bee is captured when all six cells around it are occupied, by pieces of either player: its
-owner loses. The game ends at once when a Queen is surrounded, or as a draw when a player has taken
+owner loses; a Queen with a Beetle on top is surrounded the same way (its six neighbouring cells).
+The game ends at once when a Queen is surrounded, or as a draw when a player has taken
 250 turns (the first player's 250th turn, so at most 499 decisions) with neither Queen surrounded.
 
 Returns: GameBench's match scores. 1 to the winner and 0 to the loser; 0.5 each for the draw at the
@@ -36,18 +47,27 @@ image; this engine uses axial coordinates in the same "(q,r)" form.
 Action ids. The hive can drift anywhere, so ids do not name absolute cells: they name a slot in the
 frontier, the list of empty cells touching the hive, sorted by r then q (the first placement, on an
 empty board, has the single frontier cell (0,0)). Every placement and every destination of a move
-is a frontier cell (a moved piece must end touching another piece), and a frontier of n pieces has
-at most 2n + 4 cells (each piece added to a connected group adds at most two), so with at most 20
-pieces 44 slots suffice:
-  - placement: id = 44 * type + slot, types 0 Queen, 1 Spider, 2 Grasshopper, 3 Ant (ids 0-175);
-  - move: id = 176 + 44 * piece + slot, where piece is the mover's index among its owner's pieces:
-    0 the Queen, 1-3 its Spiders, 4-6 its Grasshoppers, 7-9 its Ants, in the order they were placed
-    (ids 176-615);
-  - pass: id 616.
-So every decision has fewer than 1024 ids, and the ids of one state list placements, then moves,
-then pass. Texts are GameBench's action ids for the concrete actions: "place_(q,r)_<Type>" with
-GameBench's type names Queen, Spider, Hopper (the Grasshopper), Ant; "move_(q,r)_(q,r)" (from, to);
-"pass". GameBench asked for each action in two steps (first "list_place_<Type>" or
+onto an empty cell is a frontier cell (a moved piece must end touching another piece), and a
+frontier of n occupied cells has at most 2n + 4 cells (each cell added to a connected group adds at
+most two), so S slots suffice: S = 44 without Beetles (20 pieces), S = 52 with them (24 pieces):
+  - placement: id = S * type + slot, types 0 Queen, 1 Spider, 2 Grasshopper, 3 Ant (ids 0 to 4S-1);
+  - move to an empty cell: id = 4S + S * piece + slot, where piece is the mover's index among its
+    owner's pieces: 0 the Queen, 1-3 its Spiders, 4-6 its Grasshoppers, 7-9 its Ants, in the order they
+    were placed (ids 4S to 14S-1);
+  - pass: id 14S.
+  With Beetles, after the pass:
+  - Beetle placement: id = 14S + 1 + slot;
+  - Beetle move to an empty cell (a step on the ground or down from the hive): id = 15S + 1 + S * b +
+    slot, b = 0 or 1 the Beetle in the order placed;
+  - Beetle move onto the hive (the target is occupied, so it has no frontier slot): id = 17S + 1 +
+    6 * b + d, with d the direction of the step (0 east, 1 north-east, 2 north-west, 3 west,
+    4 south-west, 5 south-east).
+Without Beetles this is GameBench's layout (ids 0-616, pass 616); with them ids run 0-896 (pass 728).
+So every decision has fewer than 1024 ids, and the ids of one state are listed in increasing order.
+Texts are GameBench's action ids for the concrete actions: "place_(q,r)_<Type>" with GameBench's type
+names Queen, Spider, Hopper (the Grasshopper), Ant, and Beetle (GameBench's style: the type's name);
+"move_(q,r)_(q,r)" (from, to; a Beetle's target may be occupied); "pass". GameBench asked for each
+action in two steps (first "list_place_<Type>" or
 "list_move_<Type>_<hex>", then the concrete action); here a single decision names the concrete
 action, and `observation_dict` gives each a description ("Place an Ant at (1,0).", "Move the Ant at
 (0,0) to (2,-1).", "Pass the turn.").
@@ -57,8 +77,10 @@ holds an "action" value the last one is read, otherwise the whole reply; within 
 counts. Accepted: the action ids above (case, spaces and underscores free, e.g. "place (1, 0) Ant",
 "move_Ant_(0,0)_(1,-1)" with GameBench's type naming the piece), the descriptions ("Place an Ant at
 (1,0)", "Move the Ant at (0,0) to (2,-1)", "from (0,0) to (2,-1)"), type names Queen, Queen Bee, Bee,
-Spider, Grasshopper, Hopper, Ant, Soldier Ant, and "pass". An answer naming a frontier cell is
-returned even when illegal, so the referee can say so; a cell that is not next to the hive, a move
+Spider, Grasshopper, Hopper, Ant, Soldier Ant (and Beetle when the game has Beetles), and "pass". A
+move names the top piece of its start cell. An answer naming a frontier cell (or, for a Beetle, an
+occupied cell next to it) is returned even when illegal, so the referee can say so; a cell that is
+not next to the hive, a move
 from a cell without a piece of the seat, GameBench's first-step "list_..." ids, or no answer raise
 ActionParseError with the expected format. `default_action` is None: GameBench replaced an invalid
 answer by a uniformly random legal action, the referee's failure policy.
@@ -67,24 +89,49 @@ Observation (both seats see everything). The text: the seat's colour, a summary 
 engine's words (GameBench showed its summary and expandable rule sections at each decision), the
 turns left (GameBench's "You have N turns left": 250 minus the larger turn count), a text drawing of
 the board (rows of hexagons, "bQ" a Blue Queen, "gA" a Green Ant, "." an empty cell next to the
-hive), every piece with its cell, the pieces in hand, the last move and what to do now.
+hive; with Beetles a stack shows its top piece and its height, "gB2" a Green Beetle on a stack of two),
+every piece with its cell (a covered piece or the top of a stack says so), the pieces in hand, the
+last move and what to do now.
 `observation_dict`: "player" (1 or 2), "colour", "opponent_colour", "pieces" ([{"owner" seat,
 "colour", "type", "q", "r"}]), "in_hand" (per seat, counts by type), "queen_placed", "turns" (per
 seat), "max_turns", "turns_left", "frontier" ([q, r] in slot order), "must_place_queen", "to_play",
 "actions" (action id -> description for the seat to play, empty otherwise), "last_move", "history"
-(every [seat, action id]; `state_from_view` replays it), "winner", "both_surrounded_score".
+(every [seat, action id]; `state_from_view` replays it), "winner", "both_surrounded_score"; with Beetles
+also each piece's "level" (0 on the ground) and "stacks" ([{"q", "r", "height", "pieces" from the
+bottom up}] for every cell holding two pieces or more); "in_hand" then counts Beetles too.
 `observation_image` draws the board as a PNG (GameBench sent an image: Blue pieces light blue, Green
 light green, each hexagon with its bug and cell, the empty cells around the hive in white with their
-cells in red).
+cells in red; a stack is drawn as its top piece with "xN", its height).
 
 Presets. "gamebench": GameBench's setting: Queen 1, Spider 2, Grasshopper 3, Ant 3, 250 turns, a
 double surround scores 0.5 each. "gamebench_code": the same with a double surround scored 0 each, as
-GameBench's code did (this breaks the constant sum of 1 in that one case). Parameters: "spiders",
-"grasshoppers", "ants" (0-3 each; the Queen is always one and Beetles are not implemented),
-"max_turns" (1-250), "both_surrounded_score" (0-1).
+GameBench's code did (this breaks the constant sum of 1 in that one case). "standard": the base game of
+the published Hive rules: Queen 1, Beetle 2, Spider 2, Grasshopper 3, Ant 3; a double surround is a
+draw (0.5 each, as the rules and OpenSpiel have it). Turn cap: 250 turns each, then a draw (0.5 each),
+OpenSpiel's cap. The published rules have no cap (their other draw, two players stuck repeating the
+same moves by agreement, is not modelled), but the engine needs a bounded game (MCTS, the referee
+and the move log are sized by it), and OpenSpiel's hive, the benchmark's peer, ends as a draw after
+500 moves; this engine stops at the first player's 250th turn (move 499), one move earlier, as in
+GameBench's presets (see the OpenSpiel ambiguity below). Parameters: "spiders",
+"grasshoppers", "ants" (0-3 each; the Queen is always one), "beetles" (0-2, default 0 so GameBench's
+presets are unchanged; with 0 it is left out of the game's parameters, which read as they did before
+it existed), "max_turns" (1-250), "both_surrounded_score" (0-1).
 
 Ambiguities (gamebench.md section 6 and the card):
-  - Piece counts, beetle (item 9): the code's counts, Beetles 0, counts configurable.
+  - Piece counts, beetle (item 9): the code's counts, Beetles 0, counts configurable; the `standard`
+    preset adds the published rules' 2 Beetles (not GameBench's game: for play against OpenSpiel and
+    Hive players).
+  - Beetle gates: the published rules say a Beetle cannot pass through a gate on top of the hive;
+    the usual formulation (Mzinga, Boardspace, OpenSpiel) is followed: both side stacks higher than
+    the higher of the Beetle's start (without it) and its target.
+  - OpenSpiel's hive (the benchmark's peer, tests/engines/test_hive_beetles.py plays both move for
+    move): the same rules on random games, with three differences. It forbids the Queen on a
+    player's first turn (the tournament opening rule; the published base rules allow it, so this
+    engine does); it ends the game as a draw after 500 moves, one move later than this engine's
+    250-turn cap (the first player's 250th turn); and its One Hive search starts from the White Queen,
+    so while White's Queen is in hand it pins nothing and lets Black's pieces split the hive (a bug
+    there; this engine applies One Hive always). It is also played on a bounded board (radius 8 by
+    default, 14 at most) and ends a game as a draw when a piece would leave it.
   - "Turn" unit (item 9): 250 is a per-player turn count and the game ends when the larger count
     reaches it (the code's max over players), passes included.
   - Both Queens surrounded at once (item 10): (0.5, 0.5) in `gamebench`, (0, 0) in `gamebench_code`.
@@ -126,16 +173,19 @@ cdef enum:
     SPIDER = 1
     GRASSHOPPER = 2
     ANT = 3
-    BUG_TYPES = 4
-    PIECES_PER_SEAT = 10        # piece index: 0 Queen, 1-3 Spiders, 4-6 Grasshoppers, 7-9 Ants
-    MAX_PIECES = 20             # piece id = seat * PIECES_PER_SEAT + piece index
-    FRONTIER_SLOTS = 44         # 2 * MAX_PIECES + 4
-    MOVE_BASE = 176             # BUG_TYPES * FRONTIER_SLOTS
-    PASS_ACTION = 616           # MOVE_BASE + PIECES_PER_SEAT * FRONTIER_SLOTS
+    BEETLE = 4
+    BUG_TYPES = 5
+    GAMEBENCH_TYPES = 4         # Queen, Spider, Grasshopper, Ant: placement ids type * slots + slot
+    PIECES_PER_SEAT = 12        # piece index: 0 Queen, 1-3 Spiders, 4-6 Grasshoppers, 7-9 Ants, 10-11 Beetles
+    FIRST_BEETLE = 10
+    MAX_PIECES = 24             # piece id = seat * PIECES_PER_SEAT + piece index
+    GAMEBENCH_SLOTS = 44        # frontier slots without Beetles: 2 * 20 pieces + 4
+    MAX_SLOTS = 52              # with Beetles: 2 * 24 pieces + 4
+    GAMEBENCH_PIECES = 10       # pieces 0-9, whose move ids are 4 * slots + slots * piece + slot
     QUEEN_DEADLINE = 3          # turn index (from 0) from which the Queen must be placed: the fourth turn
     MAX_TURNS_CAP = 250
     MAX_PLIES = 499             # 2 * MAX_TURNS_CAP - 1
-    # Cells live on a 32 x 32 torus indexed by (q mod 32, r mod 32): a connected hive of at most 20
+    # Cells live on a 32 x 32 torus indexed by (q mod 32, r mod 32): a connected hive of at most 24
     # pieces with its frontier spans fewer than 32 cells along any axis, so no two cells in play alias.
     GRID_SIDE = 32
     GRID_MASK = 31
@@ -171,13 +221,15 @@ SPEC = GameSpec(
     min_utility=0.0,
     max_utility=1.0,
     max_game_length=MAX_PLIES,
-    description="Hexagonal-grid bug game without Beetles: Queen Bee, 2 Spiders, 3 Grasshoppers and 3 Soldier Ants "
-                "each; place pieces next to your own, Queen by your fourth turn, then move them (One Hive, Freedom "
-                "to Move). Surround the enemy Queen to win; a draw once a player has taken 250 turns. GameBench's Hive.",
+    description="Hexagonal-grid bug game: Queen Bee, 2 Spiders, 3 Grasshoppers and 3 Soldier Ants each, plus 2 "
+                "Beetles in the standard preset; place pieces next to your own, Queen by your fourth turn, then "
+                "move them (One Hive, Freedom to Move). Surround the enemy Queen to win; a draw once a player has "
+                "taken 250 turns. GameBench's Hive (no Beetles) and the published base game.",
     parameters=(
         Parameter("spiders", 2, "Spiders per player (0-3; GameBench: 2)"),
         Parameter("grasshoppers", 3, "Grasshoppers per player (0-3; GameBench: 3)"),
         Parameter("ants", 3, "Soldier Ants per player (0-3; GameBench: 3)"),
+        Parameter("beetles", 0, "Beetles per player (0-2; GameBench: 0, the published base game: 2)"),
         Parameter("max_turns", 250, "the game is a draw once a player has taken this many turns (1-250; GameBench: 250)"),
         Parameter("both_surrounded_score", 0.5,
                   "each player's score when both Queens are surrounded at once (0.5: the reference's "
@@ -191,6 +243,11 @@ SPEC = GameSpec(
         Preset("gamebench_code", "As gamebench, with GameBench's code's score 0/0 when both Queens are surrounded "
                "at once.",
                {"spiders": 2, "grasshoppers": 3, "ants": 3, "max_turns": 250, "both_surrounded_score": 0.0}),
+        Preset("standard", "The base game of the published Hive rules: Queen 1, Beetle 2, Spider 2, Grasshopper 3, "
+               "Ant 3, Queen by the fourth turn; both Queens surrounded at once is a draw (0.5/0.5), and, as in "
+               "OpenSpiel's hive, a game still open after 250 turns each is a draw.",
+               {"spiders": 2, "grasshoppers": 3, "ants": 3, "beetles": 2, "max_turns": 250,
+                "both_surrounded_score": 0.5}),
     ),
     accepts_text_actions=True,
 )
@@ -198,15 +255,15 @@ SPEC = GameSpec(
 # A game cut at 14 turns each: the placements, the Queen deadline and a few moves, short enough to read.
 PLAYTHROUGH_OVERRIDES = {None: {"max_turns": 14}}
 
-TYPE_IDS = ("Queen", "Spider", "Hopper", "Ant")                 # GameBench's type names in action ids
-TYPE_NAMES = ("Queen Bee", "Spider", "Grasshopper", "Soldier Ant")
-TYPE_LETTERS = "QSGA"
+TYPE_IDS = ("Queen", "Spider", "Hopper", "Ant", "Beetle")       # GameBench's type names in action ids
+TYPE_NAMES = ("Queen Bee", "Spider", "Grasshopper", "Soldier Ant", "Beetle")
+TYPE_LETTERS = "QSGAB"
 COLOURS = ("Blue", "Green")
 
 cdef int FIRST_INDEX[BUG_TYPES]             # first piece index of each type
 cdef int TYPE_OF_INDEX[PIECES_PER_SEAT]
-FIRST_INDEX[:] = [0, 1, 4, 7]
-TYPE_OF_INDEX[:] = [QUEEN, SPIDER, SPIDER, SPIDER, GRASSHOPPER, GRASSHOPPER, GRASSHOPPER, ANT, ANT, ANT]
+FIRST_INDEX[:] = [0, 1, 4, 7, FIRST_BEETLE]
+TYPE_OF_INDEX[:] = [QUEEN, SPIDER, SPIDER, SPIDER, GRASSHOPPER, GRASSHOPPER, GRASSHOPPER, ANT, ANT, ANT, BEETLE, BEETLE]
 
 # Axial directions in order around the hexagon (east, north-east, north-west, west, south-west,
 # south-east), so the two cells beside the step in direction d lie in directions d - 1 and d + 1.
@@ -261,31 +318,44 @@ cdef void _fill_move_tables():
 _fill_move_tables()
 
 # ---- answer parsing --------------------------------------------------------------------------------
-def _type(str name) -> str:
-    return r"(?<![a-z])(?P<" + name + r">queen[\s_]*bee|queen|bee|spider|grasshopper|hopper|soldier[\s_]*ant|ant)(?![a-z])"
+_GAMEBENCH_TYPE_NAMES = r"queen[\s_]*bee|queen|bee|spider|grasshopper|hopper|soldier[\s_]*ant|ant"
+
+
+def _type(str name, str names) -> str:
+    return r"(?<![a-z])(?P<" + name + r">" + names + r")(?![a-z])"
 
 
 def _coord(str name) -> str:
     return r"\(\s*(?P<" + name + r"_q>[+-]?\d{1,6})\s*,\s*(?P<" + name + r"_r>[+-]?\d{1,6})\s*\)"
 
 
-# Every answer form; the last match in a reply is the answer.
-_ANSWER = re.compile(
-    r"(?P<list>(?<![a-z])list_(?:place|move))"
-    r"|(?P<place_id>(?<![a-z])place[\s_]*" + _coord("id_cell") + r"[\s_]*" + _type("id_type") + r")"
-    r"|(?P<place>(?<![a-z])place[\s_]+(?:(?:an?|the|my|your|one)\s+)?" + _type("place_type") +
-    r"(?:[\s_]+piece)?[\s_]*(?:(?:at|on|onto|in|to)\s*)?" + _coord("place_cell") + r")"
-    r"|(?P<move>(?:(?<![a-z])move[\s_]*(?:(?:the|my|your|an?)\s+)?(?:" + _type("move_type") + r"[\s_]*)?"
-    r"(?:piece[\s_]*)?(?:(?:at|from|on)\s*)?|(?<![a-z])from\s*)" + _coord("start") + r"[\s_]*(?:(?:to|->|-)[\s_]*)?"
-    + _coord("end") + r")"
-    r"|(?P<pass>(?<![a-z])pass(?![a-z]))",
-    re.IGNORECASE)
+def _answer_pattern(str names):
+    """Every answer form, naming pieces by `names`; the last match in a reply is the answer."""
+    return re.compile(
+        r"(?P<list>(?<![a-z])list_(?:place|move))"
+        r"|(?P<place_id>(?<![a-z])place[\s_]*" + _coord("id_cell") + r"[\s_]*" + _type("id_type", names) + r")"
+        r"|(?P<place>(?<![a-z])place[\s_]+(?:(?:an?|the|my|your|one)\s+)?" + _type("place_type", names) +
+        r"(?:[\s_]+piece)?[\s_]*(?:(?:at|on|onto|in|to)\s*)?" + _coord("place_cell") + r")"
+        r"|(?P<move>(?:(?<![a-z])move[\s_]*(?:(?:the|my|your|an?)\s+)?(?:" + _type("move_type", names) + r"[\s_]*)?"
+        r"(?:piece[\s_]*)?(?:(?:at|from|on)\s*)?|(?<![a-z])from\s*)" + _coord("start") + r"[\s_]*(?:(?:to|->|-)[\s_]*)?"
+        + _coord("end") + r")"
+        r"|(?P<pass>(?<![a-z])pass(?![a-z]))",
+        re.IGNORECASE)
+
+
+# GameBench's game knows no Beetle; with Beetles the type name is read too.
+_ANSWER = _answer_pattern(_GAMEBENCH_TYPE_NAMES)
+_ANSWER_WITH_BEETLES = _answer_pattern(_GAMEBENCH_TYPE_NAMES + "|beetle")
 
 
 def _type_of(str name) -> int:
     word = re.sub(r"[\s_]+", "", name.lower())
     return {"queen": QUEEN, "queenbee": QUEEN, "bee": QUEEN, "spider": SPIDER, "grasshopper": GRASSHOPPER,
-            "hopper": GRASSHOPPER, "ant": ANT, "soldierant": ANT}[word]
+            "hopper": GRASSHOPPER, "ant": ANT, "soldierant": ANT, "beetle": BEETLE}[word]
+
+
+# The axial steps in direction order, for the Beetles' climb ids.
+DIRECTIONS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
 
 
 def _at(q, r) -> str:
@@ -300,10 +370,22 @@ cdef class HiveState(State):
     cdef int pieces_of_type[BUG_TYPES]      # pieces of each type per seat (parameters)
     cdef int max_turns
     cdef double both_score
-    cdef signed char grid[GRID_CELLS]       # piece id + 1 on each torus cell, 0 when empty
+    # The action-id layout (see the module docstring): `slots` ids per frontier range, and where each
+    # range starts.
+    cdef int slots
+    cdef int move_base
+    cdef int pass_action
+    cdef int beetle_place_base
+    cdef int beetle_move_base
+    cdef int climb_base
+    cdef int num_ids
+    cdef int total_pieces                   # of both seats
+    cdef signed char grid[GRID_CELLS]       # id + 1 of the piece on top of each torus cell, 0 when empty
+    cdef unsigned char height[GRID_CELLS]   # pieces stacked on each cell
+    cdef signed char below[MAX_PIECES]      # the piece a piece stands on, -1 on the ground
     # Kept up to date with the grid, so the move generator reads one byte where it would look at six
     # cells: AROUND[cell] has bit d set when the neighbour in direction d is occupied; touching[seat]
-    # counts the seat's pieces next to each cell.
+    # counts the seat's stacks (by their top piece) next to each cell.
     cdef unsigned char around[GRID_CELLS]
     cdef unsigned char touching[2][GRID_CELLS]
     cdef bint placed[MAX_PIECES]
@@ -319,26 +401,38 @@ cdef class HiveState(State):
     # The frontier (empty cells touching the hive) sorted by (r, q), kept up to date as pieces are put
     # and lifted; on an empty board the single cell (0,0), where the first piece goes.
     cdef int frontier_size
-    cdef int frontier_cell[FRONTIER_SLOTS]
-    cdef int frontier_q[FRONTIER_SLOTS]
-    cdef int frontier_r[FRONTIER_SLOTS]
+    cdef int frontier_cell[MAX_SLOTS]
+    cdef int frontier_q[MAX_SLOTS]
+    cdef int frontier_r[MAX_SLOTS]
     # What each decision did (for the views; the search never reads it).
     cdef short log[MAX_PLIES][LOG_FIELDS]
 
-    def __init__(self, game, spiders, grasshoppers, ants, int max_turns, double both_score):
+    def __init__(self, game, spiders, grasshoppers, ants, int max_turns, double both_score, int beetles=0):
         super().__init__(game, 2)
         self.pieces_of_type[QUEEN] = 1
         self.pieces_of_type[SPIDER] = spiders
         self.pieces_of_type[GRASSHOPPER] = grasshoppers
         self.pieces_of_type[ANT] = ants
+        self.pieces_of_type[BEETLE] = beetles
         self.max_turns = max_turns
         self.both_score = both_score
+        # Without Beetles the frontier holds at most 44 cells and the layout is GameBench's original one.
+        self.slots = MAX_SLOTS if beetles else GAMEBENCH_SLOTS
+        self.move_base = GAMEBENCH_TYPES * self.slots
+        self.pass_action = self.move_base + GAMEBENCH_PIECES * self.slots
+        self.beetle_place_base = self.pass_action + 1
+        self.beetle_move_base = self.beetle_place_base + self.slots
+        self.climb_base = self.beetle_move_base + 2 * self.slots
+        self.num_ids = self.climb_base + 12 if beetles else self.pass_action + 1
+        self.total_pieces = 2 * (1 + spiders + grasshoppers + ants + beetles)
         memset(self.grid, 0, sizeof(self.grid))
+        memset(self.height, 0, sizeof(self.height))
         memset(self.around, 0, sizeof(self.around))
         memset(self.touching, 0, sizeof(self.touching))
         cdef int i
         for i in range(MAX_PIECES):
             self.placed[i] = False
+            self.below[i] = -1
         self.on_board = 0
         self.turns[0] = self.turns[1] = 0
         self.to_move = 0
@@ -372,12 +466,14 @@ cdef class HiveState(State):
             j += 1
 
     cdef void _put(self, int piece, int slot) noexcept:
-        """Puts `piece` on the frontier cell of `slot`."""
+        """Puts `piece` on the (empty) frontier cell of `slot`."""
         cdef int d, next_to, seat = piece // PIECES_PER_SEAT
         cdef int cell = self.frontier_cell[slot], q = self.frontier_q[slot], r = self.frontier_r[slot]
         self.placed[piece] = True
         self.piece_q[piece], self.piece_r[piece], self.piece_cell[piece] = q, r, cell
         self.grid[cell] = piece + 1
+        self.height[cell] = 1
+        self.below[piece] = -1
         self._frontier_remove(cell)
         for d in range(6):
             next_to = NEIGHBOR[cell * 6 + d]
@@ -387,9 +483,10 @@ cdef class HiveState(State):
             self.touching[seat][next_to] += 1
 
     cdef void _lift(self, int piece) noexcept:
-        """Takes the placed `piece` off the board (to move it)."""
+        """Takes the placed `piece`, alone on its cell, off the board (to move it)."""
         cdef int d, next_to, seat = piece // PIECES_PER_SEAT, cell = self.piece_cell[piece]
         self.grid[cell] = 0
+        self.height[cell] = 0
         for d in range(6):
             next_to = NEIGHBOR[cell * 6 + d]
             self.around[next_to] &= ~(1 << ((d + 3) % 6))
@@ -398,6 +495,34 @@ cdef class HiveState(State):
                 self._frontier_remove(next_to)
         # The cell it leaves touches the rest of the hive (One Hive), so it joins the frontier.
         self._frontier_add(cell, self.piece_q[piece], self.piece_r[piece])
+
+    cdef void _recolour(self, int cell, int old_seat, int new_seat) noexcept:
+        """The top of the stack on `cell` changed owner: placement reads the top colours."""
+        cdef int d, next_to
+        if old_seat == new_seat:
+            return
+        for d in range(6):
+            next_to = NEIGHBOR[cell * 6 + d]
+            self.touching[old_seat][next_to] -= 1
+            self.touching[new_seat][next_to] += 1
+
+    cdef void _climb_onto(self, int beetle, int cell, int q, int r) noexcept:
+        """Puts `beetle` (off the board) on top of the occupied `cell`; the frontier does not change."""
+        cdef int under = self.grid[cell] - 1
+        self.placed[beetle] = True
+        self.piece_q[beetle], self.piece_r[beetle], self.piece_cell[beetle] = q, r, cell
+        self.below[beetle] = under
+        self.grid[cell] = beetle + 1
+        self.height[cell] += 1
+        self._recolour(cell, under // PIECES_PER_SEAT, beetle // PIECES_PER_SEAT)
+
+    cdef void _climb_off(self, int beetle) noexcept:
+        """Takes `beetle` off the top of a stack of two or more; the frontier does not change."""
+        cdef int cell = self.piece_cell[beetle], under = self.below[beetle]
+        self.grid[cell] = under + 1
+        self.height[cell] -= 1
+        self.below[beetle] = -1
+        self._recolour(cell, beetle // PIECES_PER_SEAT, under // PIECES_PER_SEAT)
 
     # While a sliding piece's paths are traced it is lifted from the occupancy masks alone.
     cdef inline void _hide(self, int cell) noexcept:
@@ -414,12 +539,12 @@ cdef class HiveState(State):
 
     cdef inline bint _placeable(self, int player, int cell) noexcept:
         """Whether `player` may place on the frontier cell `cell`: anywhere for the first two pieces of
-        the game, then touching an own piece and no enemy piece."""
+        the game, then touching a stack topped by an own piece and none topped by an enemy piece."""
         return self.on_board < 2 or (self.touching[player][cell] > 0 and self.touching[1 - player][cell] == 0)
 
     cdef void _find_cut_pieces(self, int piece, int parent, int* order, int* low, int* clock, bint* cut) noexcept:
-        """Tarjan's articulation points over the pieces touching each other: a cut piece holds the hive
-        together (One Hive)."""
+        """Tarjan's articulation points over the stacks touching each other, each named by its top piece:
+        a cut stack holds the hive together (One Hive)."""
         cdef int other, children = 0
         cdef int cell = self.piece_cell[piece]
         cdef unsigned int neighbours = self.around[cell]
@@ -441,14 +566,15 @@ cdef class HiveState(State):
             cut[piece] = True
 
     cdef unsigned long long _destinations(self, int piece, signed char* slot_of) noexcept:
-        """Frontier slots (as bits; `slot_of` maps frontier cells to their slots) the placed `piece` can
-        move to, ignoring One Hive (checked by the caller). Sliding pieces are lifted from the board while
-        their paths are traced; every cell they reach touches another piece, so it is a frontier cell."""
+        """Frontier slots (as bits; `slot_of` maps frontier cells to their slots) the placed ground piece
+        `piece` (not a Beetle) can move to, ignoring One Hive (checked by the caller). Sliding pieces are
+        lifted from the board while their paths are traced; every cell they reach touches another piece,
+        so it is a frontier cell."""
         cdef int start = self.piece_cell[piece], kind = TYPE_OF_INDEX[piece % PIECES_PER_SEAT]
         cdef unsigned long long found = 0
         cdef int d, a, b, c, head, tail
         cdef unsigned int ways, ways2, ways3
-        cdef int queue[FRONTIER_SLOTS]
+        cdef int queue[MAX_SLOTS]
         if kind == GRASSHOPPER:
             for d in range(6):
                 c = NEIGHBOR[start * 6 + d]
@@ -500,6 +626,27 @@ cdef class HiveState(State):
         self._unhide(piece, start)
         return found
 
+    cdef unsigned int _beetle_steps(self, int beetle) noexcept:
+        """The directions (as bits) the top-of-stack `beetle` can step in, ignoring One Hive. With h the
+        height of its stack without it and t the target's, the step is blocked by a gate when both cells
+        beside it are higher than max(h, t); on the ground (h = t = 0) that is the usual slide, which
+        must also keep touching the hive (exactly one of the two cells beside the step occupied)."""
+        cdef int start = self.piece_cell[beetle], d, side_left, side_right, low_side, top
+        cdef int own = self.height[start] - 1
+        cdef unsigned int steps = 0
+        for d in range(6):
+            side_left = self.height[NEIGHBOR[start * 6 + (d + 5) % 6]]
+            side_right = self.height[NEIGHBOR[start * 6 + (d + 1) % 6]]
+            top = self.height[NEIGHBOR[start * 6 + d]]
+            if own == 0 and top == 0:
+                if (side_left > 0) != (side_right > 0):
+                    steps |= 1 << d
+                continue
+            low_side = side_left if side_left < side_right else side_right
+            if low_side <= (own if own > top else top):
+                steps |= 1 << d
+        return steps
+
     cdef inline bint _queen_surrounded(self, int player) noexcept:
         cdef int queen = player * PIECES_PER_SEAT
         return self.placed[queen] and self.around[self.piece_cell[queen]] == 63
@@ -514,6 +661,14 @@ cdef class HiveState(State):
     cdef bint _must_place_queen(self, int player) noexcept:
         return not self.placed[player * PIECES_PER_SEAT] and self.turns[player] >= QUEEN_DEADLINE
 
+    cdef inline int _placements(self, int base, bint* placeable, int* out, int n) noexcept:
+        cdef int slot
+        for slot in range(self.frontier_size):
+            if placeable[slot]:
+                out[n] = base + slot
+                n += 1
+        return n
+
     # ---- C-level interface ---------------------------------------------------------------------
     cdef int c_current_player(self) noexcept:
         if self.ending != ONGOING:
@@ -521,29 +676,28 @@ cdef class HiveState(State):
         return self.to_move
 
     cdef int c_legal_actions(self, int player, int* out) noexcept:
-        cdef bint placeable[FRONTIER_SLOTS]
+        cdef bint placeable[MAX_SLOTS]
         cdef signed char slot_of[GRID_CELLS]       # only the frontier cells' entries are written and read
         cdef int order[MAX_PIECES]
         cdef int low[MAX_PIECES]
         cdef bint cut[MAX_PIECES]
-        cdef int n = 0, slot, kind, i, piece, clock = 0
-        cdef bint must_queen, placeable_known = False, may_cut = False
+        cdef int n = 0, slot, kind, i, piece, cell, target, clock = 0
+        cdef bint must_queen, may_cut = False, can_move
         cdef unsigned long long found
+        cdef unsigned int beetle_steps[2]
         if self.ending != ONGOING or player != self.to_move:
             return 0
         must_queen = self._must_place_queen(player)
-        for kind in range(BUG_TYPES):
+        if self.on_board < self.total_pieces:       # once every piece is down, no placement to look for
+            for slot in range(self.frontier_size):
+                placeable[slot] = self._placeable(player, self.frontier_cell[slot])
+        # Ids in increasing order: placements of GameBench's four types, their moves, then the Beetles'.
+        for kind in range(GAMEBENCH_TYPES):
             if (must_queen and kind != QUEEN) or self._in_hand(player, kind) == 0:
                 continue
-            if not placeable_known:
-                for slot in range(self.frontier_size):
-                    placeable[slot] = self._placeable(player, self.frontier_cell[slot])
-                placeable_known = True
-            for slot in range(self.frontier_size):
-                if placeable[slot]:
-                    out[n] = kind * FRONTIER_SLOTS + slot
-                    n += 1
-        if self.placed[player * PIECES_PER_SEAT]:
+            n = self._placements(kind * self.slots, placeable, out, n)
+        can_move = self.placed[player * PIECES_PER_SEAT]
+        if can_move:
             for slot in range(self.frontier_size):
                 slot_of[self.frontier_cell[slot]] = slot
             # A piece whose neighbours form one unbroken arc is never a cut piece; only when some piece
@@ -554,31 +708,62 @@ cdef class HiveState(State):
                 if self.placed[piece] and piece // PIECES_PER_SEAT == player and ARCS[self.around[self.piece_cell[piece]]] > 1:
                     may_cut = True
             if may_cut:
-                # The hive is connected, so one search from the mover's own Queen reaches every piece.
-                self._find_cut_pieces(player * PIECES_PER_SEAT, -1, order, low, &clock, cut)
-            for i in range(PIECES_PER_SEAT):
+                # The hive is connected, so one search from the stack of the mover's Queen reaches every stack.
+                self._find_cut_pieces(self.grid[self.piece_cell[player * PIECES_PER_SEAT]] - 1, -1, order, low,
+                                      &clock, cut)
+            for i in range(GAMEBENCH_PIECES):
                 piece = player * PIECES_PER_SEAT + i
-                if not self.placed[piece] or cut[piece]:
+                # A covered piece cannot move; a ground piece cannot when it holds the hive together.
+                if not self.placed[piece] or cut[piece] or self.grid[self.piece_cell[piece]] != piece + 1:
                     continue
                 found = self._destinations(piece, slot_of)
                 while found:
-                    out[n] = MOVE_BASE + i * FRONTIER_SLOTS + lowest_bit_64(found)
+                    out[n] = self.move_base + i * self.slots + lowest_bit_64(found)
                     n += 1
                     found &= found - 1
+        if self.pieces_of_type[BEETLE] and not must_queen and self._in_hand(player, BEETLE):
+            n = self._placements(self.beetle_place_base, placeable, out, n)
+        if can_move:
+            # Beetles: steps to empty cells (frontier slots), then onto the hive (directions).
+            for i in range(self.pieces_of_type[BEETLE]):
+                piece = player * PIECES_PER_SEAT + FIRST_BEETLE + i
+                cell = self.piece_cell[piece]
+                beetle_steps[i] = 0
+                if not self.placed[piece] or self.grid[cell] != piece + 1 or (self.height[cell] == 1 and cut[piece]):
+                    continue
+                beetle_steps[i] = self._beetle_steps(piece)
+                found = 0
+                for slot in range(6):
+                    target = NEIGHBOR[cell * 6 + slot]
+                    if beetle_steps[i] >> slot & 1 and not self.grid[target]:
+                        found |= 1ULL << slot_of[target]
+                while found:
+                    out[n] = self.beetle_move_base + i * self.slots + lowest_bit_64(found)
+                    n += 1
+                    found &= found - 1
+            for i in range(self.pieces_of_type[BEETLE]):
+                cell = self.piece_cell[player * PIECES_PER_SEAT + FIRST_BEETLE + i]
+                for slot in range(6):
+                    if beetle_steps[i] >> slot & 1 and self.grid[NEIGHBOR[cell * 6 + slot]]:
+                        out[n] = self.climb_base + 6 * i + slot
+                        n += 1
         if n == 0:
-            out[0] = PASS_ACTION
+            out[0] = self.pass_action
             n = 1
         return n
 
     cdef void c_apply_action(self, int action) noexcept:
-        cdef int player = self.to_move, slot, kind, i, piece = -1
+        cdef int player = self.to_move, slot, kind, i, d, piece = -1
         cdef short* entry = self.log[self.plies]
         cdef bint lost0, lost1
-        cdef int to_cell
+        cdef int to_cell, q, r
         entry[LOG_PIECE] = -1
-        if action != PASS_ACTION:
-            if action < MOVE_BASE:
-                kind, slot = action // FRONTIER_SLOTS, action % FRONTIER_SLOTS
+        if action != self.pass_action:
+            if action < self.move_base or self.beetle_place_base <= action < self.beetle_move_base:
+                if action < self.move_base:
+                    kind, slot = action // self.slots, action % self.slots
+                else:
+                    kind, slot = BEETLE, action - self.beetle_place_base
                 for i in range(FIRST_INDEX[kind], FIRST_INDEX[kind] + self.pieces_of_type[kind]):
                     if not self.placed[player * PIECES_PER_SEAT + i]:
                         piece = player * PIECES_PER_SEAT + i
@@ -587,18 +772,39 @@ cdef class HiveState(State):
                 entry[LOG_PLACED] = 1
                 self._put(piece, slot)
             else:
-                i, slot = (action - MOVE_BASE) // FRONTIER_SLOTS, (action - MOVE_BASE) % FRONTIER_SLOTS
+                if action < self.pass_action:
+                    i, slot = (action - self.move_base) // self.slots, (action - self.move_base) % self.slots
+                elif action < self.climb_base:
+                    i = FIRST_BEETLE + (action - self.beetle_move_base) // self.slots
+                    slot = (action - self.beetle_move_base) % self.slots
+                else:
+                    i, slot = FIRST_BEETLE + (action - self.climb_base) // 6, -1
                 piece = player * PIECES_PER_SEAT + i
                 entry[LOG_PLACED] = 0
                 entry[LOG_FROM_Q] = <short>self.piece_q[piece]
                 entry[LOG_FROM_R] = <short>self.piece_r[piece]
-                # Lifting the piece reorders the frontier: find the destination's slot again.
-                to_cell = self.frontier_cell[slot]
-                self._lift(piece)
-                slot = 0
-                while self.frontier_cell[slot] != to_cell:
-                    slot += 1
-                self._put(piece, slot)
+                if slot < 0:
+                    # Onto the hive: the stack one step away in direction d.
+                    d = (action - self.climb_base) % 6
+                    to_cell = NEIGHBOR[self.piece_cell[piece] * 6 + d]
+                    q, r = self.piece_q[piece] + DQ[d], self.piece_r[piece] + DR[d]
+                    if self.height[self.piece_cell[piece]] > 1:
+                        self._climb_off(piece)
+                    else:
+                        self._lift(piece)
+                    self._climb_onto(piece, to_cell, q, r)
+                elif self.height[self.piece_cell[piece]] > 1:
+                    # Down from a stack: the frontier is unchanged, the slot still names the target.
+                    self._climb_off(piece)
+                    self._put(piece, slot)
+                else:
+                    # Lifting the piece reorders the frontier: find the destination's slot again.
+                    to_cell = self.frontier_cell[slot]
+                    self._lift(piece)
+                    slot = 0
+                    while self.frontier_cell[slot] != to_cell:
+                        slot += 1
+                    self._put(piece, slot)
             entry[LOG_PIECE] = piece
             entry[LOG_TO_Q] = <short>self.piece_q[piece]
             entry[LOG_TO_R] = <short>self.piece_r[piece]
@@ -631,7 +837,12 @@ cdef class HiveState(State):
         memcpy(s.pieces_of_type, self.pieces_of_type, sizeof(self.pieces_of_type))
         s.max_turns = self.max_turns
         s.both_score = self.both_score
+        s.slots, s.move_base, s.pass_action = self.slots, self.move_base, self.pass_action
+        s.beetle_place_base, s.beetle_move_base = self.beetle_place_base, self.beetle_move_base
+        s.climb_base, s.num_ids, s.total_pieces = self.climb_base, self.num_ids, self.total_pieces
         memcpy(s.grid, self.grid, sizeof(self.grid))
+        memcpy(s.height, self.height, sizeof(self.height))
+        memcpy(s.below, self.below, sizeof(self.below))
         memcpy(s.around, self.around, sizeof(self.around))
         memcpy(s.touching, self.touching, sizeof(self.touching))
         memcpy(s.placed, self.placed, sizeof(self.placed))
@@ -656,22 +867,63 @@ cdef class HiveState(State):
         """The frontier as [(q, r)] in slot order."""
         return [(self.frontier_q[i], self.frontier_r[i]) for i in range(self.frontier_size)]
 
-    def _pieces(self) -> list:
-        """Every placed piece as (seat, type, q, r), sorted by cell (r, then q)."""
-        found = [(p // PIECES_PER_SEAT, TYPE_OF_INDEX[p % PIECES_PER_SEAT], self.piece_q[p], self.piece_r[p])
+    def _kinds(self) -> range:
+        """The piece types of this game's views: Beetles only when the game has them."""
+        return range(BUG_TYPES if self.pieces_of_type[BEETLE] else GAMEBENCH_TYPES)
+
+    def _level(self, int piece) -> int:
+        """How many pieces `piece` stands on (0 on the ground)."""
+        cdef int level = 0, p = self.below[piece]
+        while p >= 0:
+            level += 1
+            p = self.below[p]
+        return level
+
+    def _pieces_with_ids(self) -> list:
+        """Every placed piece as (piece id, (seat, type, q, r)), sorted by cell (r, then q), then from the
+        bottom of its stack up."""
+        found = [(p, (p // PIECES_PER_SEAT, TYPE_OF_INDEX[p % PIECES_PER_SEAT], self.piece_q[p], self.piece_r[p]))
                  for p in range(MAX_PIECES) if self.placed[p]]
-        return sorted(found, key=lambda piece: (piece[3], piece[2]))
+        return sorted(found, key=lambda item: (item[1][3], item[1][2], self._level(item[0])))
+
+    def _pieces(self) -> list:
+        """Every placed piece as (seat, type, q, r), in the order of _pieces_with_ids."""
+        return [piece for _, piece in self._pieces_with_ids()]
+
+    def _stack_note(self, int piece) -> str:
+        """How a piece in a stack stands, for the text view ("" on a cell of its own)."""
+        if self.height[self.piece_cell[piece]] == 1:
+            return ""
+        if self.grid[self.piece_cell[piece]] != piece + 1:
+            return " (covered)"
+        return f" (on top of a stack of {self.height[self.piece_cell[piece]]})"
+
+    def _top(self, int q, int r):
+        """The piece id on top of (q, r), or -1 when the cell is empty."""
+        cdef int p = self.grid[_cell(q, r)] - 1
+        if p >= 0 and self.piece_q[p] == q and self.piece_r[p] == r:
+            return p
+        return -1
+
+    def _stacks(self) -> list:
+        """The cells holding two pieces or more, as (q, r, [(seat, type) from the bottom up])."""
+        stacks = []
+        for p in range(MAX_PIECES):
+            if self.placed[p] and self.grid[self.piece_cell[p]] == p + 1 and self.height[self.piece_cell[p]] > 1:
+                column, below = [], p
+                while below >= 0:
+                    column.append((below // PIECES_PER_SEAT, TYPE_OF_INDEX[below % PIECES_PER_SEAT]))
+                    below = self.below[below]
+                stacks.append((self.piece_q[p], self.piece_r[p], column[::-1]))
+        return sorted(stacks, key=lambda stack: (stack[1], stack[0]))
 
     def _piece_at(self, int q, int r):
-        """(seat, piece index) of the piece on (q, r), or None."""
-        cdef int p
-        for p in range(MAX_PIECES):
-            if self.placed[p] and self.piece_q[p] == q and self.piece_r[p] == r:
-                return p // PIECES_PER_SEAT, p % PIECES_PER_SEAT
-        return None
+        """(seat, piece index) of the piece on top of (q, r), or None."""
+        p = self._top(q, r)
+        return None if p < 0 else (p // PIECES_PER_SEAT, p % PIECES_PER_SEAT)
 
     def _hand(self, int player) -> dict:
-        return {TYPE_IDS[k]: self._in_hand(player, k) for k in range(BUG_TYPES)}
+        return {TYPE_IDS[k]: self._in_hand(player, k) for k in self._kinds()}
 
     def _log_entry(self, int ply) -> tuple:
         """(seat, piece type or None for a pass, placed?, from (q, r) or None, to (q, r) or None)."""
@@ -695,15 +947,33 @@ cdef class HiveState(State):
     def _decode(self, int player, int action):
         """("place", type, cell) / ("move", piece index, from cell, to cell) / ("pass",) for an id of
         `player` in this state; ValueError for an id that names nothing here."""
-        if not 0 <= action <= PASS_ACTION:
-            raise ValueError(f"hive actions are 0-{PASS_ACTION}, not {action}")
-        if action == PASS_ACTION:
+        if not 0 <= action < self.num_ids:
+            raise ValueError(f"hive actions are 0-{self.num_ids - 1}, not {action}")
+        if action == self.pass_action:
             return ("pass",)
         frontier = self._frontier_cells()
-        index, slot = divmod(action if action < MOVE_BASE else action - MOVE_BASE, FRONTIER_SLOTS)
+        if action >= self.climb_base:
+            index, d = FIRST_BEETLE + (action - self.climb_base) // 6, (action - self.climb_base) % 6
+            piece = player * PIECES_PER_SEAT + index
+            if not self.placed[piece]:
+                raise ValueError(f"action {action} moves a Beetle that is not on the board")
+            start = (self.piece_q[piece], self.piece_r[piece])
+            end = (start[0] + DQ[d], start[1] + DR[d])
+            if self._top(*end) < 0:
+                raise ValueError(f"action {action} climbs onto {_at(*end)}, which is empty")
+            return ("move", index, start, end)
+        if action < self.move_base:
+            index, slot = divmod(action, self.slots)
+        elif action < self.pass_action:
+            index, slot = divmod(action - self.move_base, self.slots)
+        elif action < self.beetle_move_base:
+            index, slot = BEETLE, action - self.beetle_place_base
+        else:
+            index, slot = divmod(action - self.beetle_move_base, self.slots)
+            index += FIRST_BEETLE
         if slot >= len(frontier):
             raise ValueError(f"action {action} names frontier cell {slot}, but the frontier has {len(frontier)} cells")
-        if action < MOVE_BASE:
+        if action < self.move_base or self.beetle_place_base <= action < self.beetle_move_base:
             return ("place", index, frontier[slot])
         piece = player * PIECES_PER_SEAT + index
         if not self.placed[piece]:
@@ -730,17 +1000,18 @@ cdef class HiveState(State):
     def parse_action(self, int player, str text) -> int:
         check_seat("hive", player)
         answer = gamebench_answer(text)
-        match = last_match(_ANSWER, answer)
+        match = last_match(_ANSWER_WITH_BEETLES if self.pieces_of_type[BEETLE] else _ANSWER, answer)
         if match is None:
             raise ActionParseError(f"could not read an action from {answer[:200]!r}. {self._answer_help()}")
         if match.group("list"):
             raise ActionParseError("GameBench's list_place_/list_move_ steps are not used here: name the concrete "
                                    f"action in one answer. {self._answer_help()}")
         if match.group("pass"):
-            return PASS_ACTION
+            return self.pass_action
         frontier = self._frontier_cells()
         if match.group("move"):
             start = (int(match.group("start_q")), int(match.group("start_r")))
+            end = (int(match.group("end_q")), int(match.group("end_r")))
             found = self._piece_at(*start)
             if found is None or found[0] != player:
                 raise ActionParseError(f"there is no piece of yours at {_at(*start)}. {self._answer_help()}")
@@ -748,11 +1019,20 @@ cdef class HiveState(State):
             if named is not None and _type_of(named) != actual:
                 raise ActionParseError(f"the piece at {_at(*start)} is {_article(TYPE_IDS[actual])}, not "
                                        f"{_article(TYPE_IDS[_type_of(named)])}. {self._answer_help()}")
-            return MOVE_BASE + found[1] * FRONTIER_SLOTS + self._slot(frontier, int(match.group("end_q")),
-                                                                       int(match.group("end_r")))
+            if actual != BEETLE:
+                return self.move_base + found[1] * self.slots + self._slot(frontier, *end)
+            beetle = found[1] - FIRST_BEETLE
+            if self._top(*end) >= 0:
+                step = (end[0] - start[0], end[1] - start[1])
+                if step not in DIRECTIONS:
+                    raise ActionParseError(f"a Beetle moves one cell, and {_at(*end)} is not next to {_at(*start)}. "
+                                           f"{self._answer_help()}")
+                return self.climb_base + 6 * beetle + DIRECTIONS.index(step)
+            return self.beetle_move_base + beetle * self.slots + self._slot(frontier, *end)
         prefix = "id" if match.group("place_id") else "place"
-        return (_type_of(match.group(prefix + "_type")) * FRONTIER_SLOTS
-                + self._slot(frontier, int(match.group(prefix + "_cell_q")), int(match.group(prefix + "_cell_r"))))
+        kind = _type_of(match.group(prefix + "_type"))
+        slot = self._slot(frontier, int(match.group(prefix + "_cell_q")), int(match.group(prefix + "_cell_r")))
+        return kind * self.slots + slot if kind != BEETLE else self.beetle_place_base + slot
 
     def _slot(self, list frontier, int q, int r) -> int:
         if (q, r) not in frontier:
@@ -761,10 +1041,16 @@ cdef class HiveState(State):
         return frontier.index((q, r))
 
     def _answer_help(self) -> str:
+        if not self.pieces_of_type[BEETLE]:
+            return ('Answer with one action id: "place_(q,r)_<Type>" to place a piece from your hand (types Queen, '
+                    'Spider, Hopper, Ant), "move_(q,r)_(q,r)" to move your piece from the first cell to the second, '
+                    'or "pass" when nothing else is legal; cells are axial coordinates (q,r), e.g. "place_(1,0)_Ant" '
+                    'or {"action": "move_(0,0)_(1,-1)"}.')
         return ('Answer with one action id: "place_(q,r)_<Type>" to place a piece from your hand (types Queen, '
-                'Spider, Hopper, Ant), "move_(q,r)_(q,r)" to move your piece from the first cell to the second, or '
-                '"pass" when nothing else is legal; cells are axial coordinates (q,r), e.g. "place_(1,0)_Ant" '
-                'or {"action": "move_(0,0)_(1,-1)"}.')
+                'Spider, Hopper, Ant, Beetle), "move_(q,r)_(q,r)" to move your piece (the top piece of a stack) '
+                'from the first cell to the second, which for a Beetle may be an occupied cell, or "pass" when '
+                'nothing else is legal; cells are axial coordinates (q,r), e.g. "place_(1,0)_Beetle" or '
+                '{"action": "move_(0,0)_(1,-1)"}.')
 
     def default_action(self, int player):
         return None     # GameBench plays a uniformly random legal action instead (the referee's policy)
@@ -779,25 +1065,36 @@ cdef class HiveState(State):
         kinds = [f"{self.pieces_of_type[k]} {TYPE_NAMES[k]}{'s' if self.pieces_of_type[k] != 1 else ''}"
                  for k in range(BUG_TYPES) if self.pieces_of_type[k]]
         counts = kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " and " + kinds[-1]
+        beetles = self.pieces_of_type[BEETLE] > 0
         return ("Rules: Hive is played on an unbounded grid of hexagonal cells. Each player has " + counts +
-                " (no Beetles). On your turn you either place a piece from your hand on an empty cell or move one "
-                "of your pieces on the board. The first piece of the game goes on (0,0) and the second player's "
-                "first piece next to it; after that a new piece must touch one of your pieces and no enemy piece. "
-                "Your Queen Bee must be placed by your fourth turn, and none of your pieces may move before it "
+                ("" if beetles else " (no Beetles)") + ". On your turn you either place a piece from your hand on an "
+                "empty cell or move one of your pieces on the board. The first piece of the game goes on (0,0) and "
+                "the second player's first piece next to it; after that a new piece must touch one of your pieces "
+                "and no enemy piece" + (" (a stack counts as the colour of its top piece)" if beetles else "") +
+                ". Your Queen Bee must be placed by your fourth turn, and none of your pieces may move before it "
                 "is placed. Queen Bee: slides one cell. Spider: slides exactly three cells without entering a "
                 "cell twice. Soldier Ant: slides any number of cells around the hive. Grasshopper (Hopper): jumps "
-                "in a straight line over one or more adjacent pieces and lands on the first empty cell. One Hive: "
-                "the pieces must always form one connected group, so a piece whose removal would split them "
-                "cannot move. Freedom to Move: a sliding piece passes from a cell to the next only if exactly one "
-                "of the two cells beside that step is occupied (it cannot squeeze between two pieces or lose "
-                "touch with the hive). If you have no legal action, you pass. A Queen Bee whose six neighbouring "
+                "in a straight line over one or more adjacent pieces and lands on the first empty cell. " +
+                ("Beetle: moves one cell, and may climb onto the hive, move on top of it and drop down into an "
+                 "empty cell; a piece with a Beetle on top cannot move, and a stack counts as the colour of its "
+                 "top piece. " if beetles else "") +
+                "One Hive: the pieces must always form one connected group, so a piece whose removal would split "
+                "them cannot move. Freedom to Move: a sliding piece passes from a cell to the next only if exactly "
+                "one of the two cells beside that step is occupied (it cannot squeeze between two pieces or lose "
+                "touch with the hive)" + ("; a Beetle climbing, moving on top of the hive or dropping down cannot "
+                "pass between two stacks that are both higher than its start (without it) and its target" if beetles
+                else "") + ". If you have no legal action, you pass. A Queen Bee whose six neighbouring "
                 "cells are all occupied, by pieces of either player, is captured and its owner loses; if both "
                 f"are surrounded at once, each player scores {self.both_score:g}. When a player has taken {self.max_turns} turns without a "
                 "surrounded Queen Bee, the game is a draw.")
 
     def _board_drawing(self) -> list:
         """Rows of hexagons: each row r is shifted half a cell from the next, so neighbours touch."""
+        # The top piece of each cell (pieces are listed from the bottom of their stack up), then the
+        # height of a stack of two or more.
         shown = {(q, r): f"{COLOURS[seat][0].lower()}{TYPE_LETTERS[kind]}" for seat, kind, q, r in self._pieces()}
+        for q, r, column in self._stacks():
+            shown[(q, r)] += str(len(column))
         for q, r in self._frontier_cells():
             shown[(q, r)] = " ."
         rows = sorted({r for _, r in shown})
@@ -806,10 +1103,10 @@ cdef class HiveState(State):
         lines = []
         for r in rows:
             cells = sorted(q for q, rr in shown if rr == r)
-            line = [" "] * (max(column[(q, r)] for q in cells) - left + 2)
+            line = [" "] * (max(column[(q, r)] + len(shown[(q, r)]) for q in cells) - left)
             for q in cells:
                 x = column[(q, r)] - left
-                line[x:x + 2] = shown[(q, r)]
+                line[x:x + len(shown[(q, r)])] = shown[(q, r)]
             lines.append(("".join(line), f"r={r}, q={cells[0]}..{cells[-1]}"))
         width = max(len(drawing) for drawing, _ in lines)
         return [f"{drawing.ljust(width)}   {label}" for drawing, label in lines]
@@ -830,8 +1127,10 @@ cdef class HiveState(State):
                  "Board, in axial coordinates (q,r): q grows to the east and r to the south-east, so the neighbours "
                  "of (q,r) are (q+1,r), (q+1,r-1), (q,r-1), (q-1,r), (q-1,r+1) and (q,r+1). Each row below is one "
                  "value of r, drawn half a cell to the right of the row above; \"bQ\" is a Blue Queen Bee, \"gA\" "
-                 "a Green Soldier Ant (Q Queen Bee, S Spider, G Grasshopper, A Soldier Ant), \".\" an empty cell "
-                 "next to the hive.",
+                 "a Green Soldier Ant (Q Queen Bee, S Spider, G Grasshopper, A Soldier Ant" +
+                 (", B Beetle; a number after a piece is the height of its stack, e.g. \"gB2\" a Green Beetle on "
+                  "top of another piece" if self.pieces_of_type[BEETLE] else "") +
+                 "), \".\" an empty cell next to the hive.",
                  ""]
         if self.on_board:
             lines += self._board_drawing()
@@ -839,10 +1138,11 @@ cdef class HiveState(State):
             lines.append("(empty: the first piece goes on (0,0))")
         lines.append("")
         for seat in (0, 1):
-            mine = [f"{TYPE_NAMES[kind]} {_at(q, r)}" for s, kind, q, r in self._pieces() if s == seat]
+            mine = [f"{TYPE_NAMES[kind]} {_at(q, r)}{self._stack_note(p)}" for p, (s, kind, q, r)
+                    in self._pieces_with_ids() if s == seat]
             lines.append(f"{COLOURS[seat]} pieces on the board: {', '.join(mine) if mine else 'none'}.")
         for seat in (0, 1):
-            hand = [f"{TYPE_NAMES[k]} {self._in_hand(seat, k)}" for k in range(BUG_TYPES) if self._in_hand(seat, k)]
+            hand = [f"{TYPE_NAMES[k]} {self._in_hand(seat, k)}" for k in self._kinds() if self._in_hand(seat, k)]
             lines.append(f"{COLOURS[seat]} in hand: {', '.join(hand) if hand else 'nothing'}.")
         last = self._last_move()
         if last:
@@ -857,7 +1157,7 @@ cdef class HiveState(State):
             return f"Waiting for {COLOURS[self.to_move]} to play."
         turn = self.turns[player] + 1
         legal = self.legal_actions(player)
-        if legal == [PASS_ACTION]:
+        if legal == [self.pass_action]:
             return f"Your turn {turn}: you have no legal placement or move, so you pass. Answer \"pass\"."
         parts = [f"Your turn {turn}."]
         if self._must_place_queen(player):
@@ -868,15 +1168,26 @@ cdef class HiveState(State):
         parts.append(self._answer_help())
         return " ".join(parts)
 
+    def _piece_dicts(self, bint colour) -> list:
+        """The placed pieces for the data views; with Beetles each also says its "level" (0 on the ground,
+        1 on top of one piece, ...)."""
+        pieces = []
+        for p, (seat, kind, q, r) in self._pieces_with_ids():
+            piece = {"owner": seat, "colour": COLOURS[seat]} if colour else {"owner": seat}
+            piece.update({"type": TYPE_IDS[kind], "q": q, "r": r})
+            if self.pieces_of_type[BEETLE]:
+                piece["level"] = self._level(p)
+            pieces.append(piece)
+        return pieces
+
     def observation_dict(self, int player) -> dict:
         check_seat("hive", player)
         to_play = self.c_current_player()
-        return {
+        view = {
             "player": player + 1,
             "colour": COLOURS[player],
             "opponent_colour": COLOURS[1 - player],
-            "pieces": [{"owner": seat, "colour": COLOURS[seat], "type": TYPE_IDS[kind], "q": q, "r": r}
-                       for seat, kind, q, r in self._pieces()],
+            "pieces": self._piece_dicts(colour=True),
             "in_hand": [self._hand(0), self._hand(1)],
             "queen_placed": [bool(self.placed[0]), bool(self.placed[PIECES_PER_SEAT])],
             "turns": [self.turns[0], self.turns[1]],
@@ -892,6 +1203,12 @@ cdef class HiveState(State):
             "winner": self.winner if self.ending == SURROUNDED else None,
             "both_surrounded_score": self.both_score,
         }
+        if self.pieces_of_type[BEETLE]:
+            # Each stack of two or more, its pieces from the bottom up (the top one is the stack's colour).
+            view["stacks"] = [{"q": q, "r": r, "height": len(column),
+                               "pieces": [{"owner": seat, "type": TYPE_IDS[kind]} for seat, kind in column]}
+                              for q, r, column in self._stacks()]
+        return view
 
     def observation_image(self, int player):
         """A PNG of the board (GameBench's style): Blue pieces light blue, Green light green, each hexagon
@@ -908,10 +1225,13 @@ cdef class HiveState(State):
             else self.result_summary())
         small = ImageFont.load_default(size=12)
         draw.text((margin, 8), title, fill="black", font=ImageFont.load_default(size=14))
-        draw.text((margin, size - footer), "Q Queen Bee, S Spider, G Grasshopper (Hopper), A Soldier Ant.\n"
+        draw.text((margin, size - footer), "Q Queen Bee, S Spider, G Grasshopper (Hopper), A Soldier Ant" +
+                  (", B Beetle; xN: a stack of N, its top piece shown" if self.pieces_of_type[BEETLE] else "") + ".\n"
                   "Blue pieces light blue, Green light green; white: empty cells next to the hive.",
                   fill="black", font=small)
-        cells = [(q, r, seat, kind) for seat, kind, q, r in self._pieces()]
+        # The top piece of each cell, with its stack's height.
+        cells = [(q, r, seat, kind) for p, (seat, kind, q, r) in self._pieces_with_ids()
+                 if self.grid[self.piece_cell[p]] == p + 1]
         cells += [(q, r, None, None) for q, r in self._frontier_cells()]
         root3 = math.sqrt(3.0)
         # Centres for hexagons of radius 1; then scaled to fit below the title.
@@ -933,7 +1253,9 @@ cdef class HiveState(State):
                 draw.text((x, y), _at(q, r), fill="red", font=label_font, anchor="mm")
                 continue
             draw.text((x, y - radius * 0.2), TYPE_LETTERS[kind], fill="black", font=letter_font, anchor="mm")
-            draw.text((x, y + radius * 0.45), f"{TYPE_IDS[kind]} {_at(q, r)}", fill="black", font=label_font, anchor="mm")
+            stack = self.height[_cell(q, r)]
+            draw.text((x, y + radius * 0.45), f"{TYPE_IDS[kind]} {_at(q, r)}" + (f" x{stack}" if stack > 1 else ""),
+                      fill="black", font=label_font, anchor="mm")
         out = io.BytesIO()
         image.save(out, format="PNG")
         return "image/png", out.getvalue()
@@ -965,13 +1287,13 @@ cdef class HiveState(State):
             "explanation": self._ending_text() if over else None,
             "scores": self.returns(),
             "turns": [self.turns[0], self.turns[1]],
-            "pieces": [{"owner": seat, "type": TYPE_IDS[kind], "q": q, "r": r} for seat, kind, q, r in self._pieces()],
+            "pieces": self._piece_dicts(colour=False),
             "moves": [self._narrate(ply) for ply in range(self.plies)],
         }
 
 
 class Game(GameBase):
-    """Two-player Hive without Beetles, GameBench's rules."""
+    """Two-player Hive: GameBench's rules without Beetles, or the base game with them."""
 
     spec = SPEC
 
@@ -979,6 +1301,11 @@ class Game(GameBase):
         super().__init__(parameters, num_players)
         for name in ("spiders", "grasshoppers", "ants"):
             checked_int(self.parameters, name, 0, 3)
+        checked_int(self.parameters, "beetles", 0, 2)
+        if self.parameters["beetles"] == 0:
+            # Without Beetles the parameters read as they did before the parameter existed, so GameBench's
+            # recorded matches and playthroughs keep their exact parameter sets.
+            del self.parameters["beetles"]
         checked_int(self.parameters, "max_turns", 1, MAX_TURNS_CAP)
         score = self.parameters["both_surrounded_score"]
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
@@ -987,7 +1314,8 @@ class Game(GameBase):
 
     def new_initial_state(self) -> HiveState:
         p = self.parameters
-        return HiveState(self, p["spiders"], p["grasshoppers"], p["ants"], p["max_turns"], p["both_surrounded_score"])
+        return HiveState(self, p["spiders"], p["grasshoppers"], p["ants"], p["max_turns"], p["both_surrounded_score"],
+                         p.get("beetles", 0))
 
     def state_from_view(self, int player, dict view) -> HiveState:
         """The state seat `player` observes: a replay of the move history (perfect information)."""

@@ -159,7 +159,7 @@ def test_spec_and_presets():
     assert (spec.min_players, spec.max_players, spec.utility, spec.min_utility, spec.max_utility) == (
         2, 2, "constant_sum", 0.0, 1.0)
     assert spec.information == "perfect" and spec.chance == "deterministic" and spec.max_game_length == 499
-    assert [p.name for p in spec.presets] == ["gamebench", "gamebench_code"]
+    assert [p.name for p in spec.presets] == ["gamebench", "gamebench_code", "standard"]
     assert spec.preset("gamebench").values == {"spiders": 2, "grasshoppers": 3, "ants": 3, "max_turns": 250,
                                                "both_surrounded_score": 0.5}
     assert spec.preset("gamebench_code").values["both_surrounded_score"] == 0.0
