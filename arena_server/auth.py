@@ -42,15 +42,37 @@ def validate_agent_name(name: str) -> None:
         )
 
 
-def create_key(store: Store, *, agent_name: str | None, scopes: list[str], label: str = "") -> tuple[str, str]:
-    """Issues a key; returns (key, key_id). The key is not recoverable afterwards."""
+def validate_federated_agent_name(name: str, own_lab: str | None) -> None:
+    """A plain agent name, or the name "lab/agent" of another lab's agent that plays on this server
+    with a federated key (docs/federation.md): exactly one '/', both parts valid names, and the lab
+    not this server's own (`own_lab`, None when the server has no lab key): its own agents have
+    plain names, which the records name "own_lab/agent"."""
+    if "/" not in name:
+        validate_agent_name(name)
+        return
+    lab, _, agent = name.partition("/")
+    if "/" in agent or not AGENT_NAME.match(lab) or not AGENT_NAME.match(agent):
+        raise ValueError(f"invalid federated agent name {name!r}: use lab/agent, each part letters, digits, "
+                         "'-', '_' or '.', at most 64 characters")
+    if lab == own_lab:
+        raise ValueError(f"{name!r} names an agent of this server's own lab {own_lab}: give its plain name "
+                         f"{agent!r} (its records name it {name})")
+
+
+def create_key(store: Store, *, agent_name: str | None, scopes: list[str], label: str = "",
+               federated: bool = False, own_lab: str | None = None) -> tuple[str, str]:
+    """Issues a key; returns (key, key_id). The key is not recoverable afterwards. With `federated`,
+    the agent may also be another lab's, "lab/agent" (validate_federated_agent_name)."""
     unknown = set(scopes) - set(SCOPES)
     if unknown or not scopes:
         raise ValueError(f"scopes must be among {', '.join(SCOPES)}; got {', '.join(scopes) or 'none'}")
     if "play" in scopes and not agent_name:
         raise ValueError("a key with the play scope must name its agent")
     if agent_name:
-        validate_agent_name(agent_name)
+        if federated:
+            validate_federated_agent_name(agent_name, own_lab)
+        else:
+            validate_agent_name(agent_name)
         store.ensure_agent(agent_name)
     key_id = secrets.token_hex(4)
     key = f"ak_{key_id}_{secrets.token_urlsafe(24)}"

@@ -1,7 +1,10 @@
-"""`arena-server federation init | info | aggregate | leaderboard`: a lab's signing key, and the
-aggregator that pulls signed match records from peers, checks them and rates their union.
+"""`arena-server federation init | info | trust | countersign | aggregate | leaderboard`: a lab's
+signing key, the labs it trusts, its countersignatures of other labs' records, and the aggregator
+that pulls signed match records from peers, checks them and rates their union.
 
     arena-server federation init --lab alpha              # alpha's key beside arena.db; serve picks it up
+    arena-server federation trust --lab beta --public-key beta.lab-key.pub     # on alpha: beta may countersign
+    arena-server federation countersign --peer alpha.example:50051 --key @alpha.key   # on beta
     arena-server federation aggregate --db agg.db --peers alpha.example:50051,beta.example:50051 \\
         --peer-key alpha.example:50051=@alpha.key --peer-key beta.example:50051=@beta.key
     arena-server federation leaderboard --db agg.db       # the pool, with the labs each rating rests on
@@ -37,6 +40,42 @@ def add_parsers(sub) -> None:
     info.add_argument("--db", default=DEFAULT_DB, help="the server's database (default %(default)s)")
     info.add_argument("--key-file", metavar="PATH", help="the key file (default: beside --db)")
     info.set_defaults(run=_info)
+
+    trust = fed_sub.add_parser("trust", help="trust another lab's public key (for its countersignatures of this "
+                                             "lab's records, and for the records it countersigns)")
+    trust.add_argument("--lab", required=True, help="the lab's name")
+    trust.add_argument("--public-key", required=True, metavar="FILE", help="the lab's .lab-key.pub file")
+    trust.add_argument("--db", default=DEFAULT_DB, help="the server's database, beside which its federation "
+                                                        "state file is (default %(default)s)")
+    trust.add_argument("--state", metavar="PATH", help="the federation state file (default DB.federation)")
+    trust.set_defaults(run=_trust)
+
+    cosign = fed_sub.add_parser("countersign", help="replay another lab's records of matches this lab's agents "
+                                                    "played there, and countersign those that pass")
+    cosign.add_argument("--peer", required=True, metavar="ADDR", help="the refereeing lab's server (host:port)")
+    cosign.add_argument("--key", default="", help="API key on the peer (spectate scope); may be @FILE "
+                                                  "(default $ARENA_API_KEY)")
+    cosign.add_argument("--trust", action="append", default=[], metavar="LAB=FILE",
+                        help="trust this public key file for LAB instead of pinning the key the peer publishes on "
+                             "first contact (repeatable)")
+    cosign.add_argument("--played", action="append", default=[], metavar="FILE",
+                        help="countersign only the matches listed here: the output of this lab's arena-agent (one "
+                             "line per finished match: id, game, seat), or match ids one per line (repeatable); "
+                             "without it, the referee's word that this lab's agent held the seat is taken")
+    cosign.add_argument("--from-start", action="store_true",
+                        help="consider every record of the peer again, not only those after this lab's cursor (e.g. "
+                             "after refusing some as not_played; those countersigned before are recognised)")
+    cosign.add_argument("--db", default=DEFAULT_DB, help="this lab's database, beside which its key and federation "
+                                                         "state file are (default %(default)s)")
+    cosign.add_argument("--key-file", metavar="PATH", help="this lab's key file (default: beside --db)")
+    cosign.add_argument("--state", metavar="PATH", help="the federation state file (default DB.federation)")
+    cosign.add_argument("--page-size", type=positive_int, default=100, help="records per ListRecords call")
+    cosign.add_argument("--tls", action="store_true", help="connect over TLS with the system's roots")
+    cosign.add_argument("--root-certificates", metavar="PEM", help="connect over TLS trusting these certificates")
+    cosign.add_argument("--client-cert", metavar="PEM", help="mutual TLS: this client certificate chain")
+    cosign.add_argument("--client-key", metavar="PEM", help="mutual TLS: the client certificate's private key")
+    cosign.add_argument("--json", action="store_true", help="print the report as JSON")
+    cosign.set_defaults(run=_countersign)
 
     agg = fed_sub.add_parser("aggregate", help="pull signed records from peers, verify and replay them, and rate "
                                                "the union in one Bradley-Terry pool")
@@ -106,11 +145,102 @@ def _info(args) -> int:
     return 0
 
 
+def _trust_files(state, entries: list[str]) -> None:
+    """--trust LAB=FILE entries into the state's trusted keys; SystemExit with one line when one is unusable."""
+    from ..federation.keys import KeyFileError, load_public_key
+    from ..federation.peers import trust
+
+    for entry in entries:
+        lab, _, file = entry.partition("=")
+        try:
+            key = load_public_key(file)
+            if key.lab != lab:
+                raise ValueError(f"{file} is the key of lab {key.lab}, not {lab}")
+            trust(state, key, f"trusted from {file}")
+        except (KeyFileError, ValueError) as e:
+            raise SystemExit(f"error: --trust {entry}: {e}") from None
+
+
+def _trust(args) -> int:
+    from ..federation.keys import PublicLabKey
+    from ..federation.state import FederationState, default_state_path
+
+    path = args.state or default_state_path(args.db)
+    state = FederationState(path)
+    try:
+        _trust_files(state, [f"{args.lab}={args.public_key}"])
+        trusted = state.lab_key(args.lab)
+    finally:
+        state.close()
+    print(f"lab {args.lab}: key {PublicLabKey(args.lab, trusted['public_key']).key_id} trusted "
+          f"({trusted['source']}) in {path}")
+    return 0
+
+
+def _countersign(args) -> int:
+    from arena.v1 import federation_pb2_grpc
+
+    from ..federation.countersign import Countersigner, read_played
+    from ..federation.keys import KeyFileError, default_key_path, load_key
+    from ..federation.state import FederationState, default_state_path
+    from .common import channel
+
+    try:
+        key = load_key(Path(args.key_file) if args.key_file else default_key_path(args.db))
+    except KeyFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    api_key = _read_key(args.key or os.environ.get("ARENA_API_KEY", ""), "--key")
+    if not api_key:
+        print("error: no API key for the peer: pass --key KEY (or @FILE) or set ARENA_API_KEY", file=sys.stderr)
+        return 2
+    played = None
+    if args.played:
+        played = {}
+        for file in args.played:
+            try:
+                played.update(read_played(Path(file).read_text()))
+            except OSError as e:
+                print(f"error: --played {file}: {e.strerror}", file=sys.stderr)
+                return 2
+    state = FederationState(args.state or default_state_path(args.db))
+    try:
+        _trust_files(state, args.trust)
+        options = SimpleNamespace(server=args.peer, tls=args.tls, root_certificates=args.root_certificates,
+                                  client_cert=args.client_cert, client_key=args.client_key)
+        with channel(options) as peer_channel:
+            stub = federation_pb2_grpc.FederationServiceStub(peer_channel)
+            report = Countersigner(key, state, played).run(args.peer, stub, [("authorization", f"Bearer {api_key}")],
+                                                           page_size=args.page_size, from_start=args.from_start)
+    finally:
+        state.close()
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        who = f"lab {report.lab}, key {report.key_id}" if report.lab else "lab unknown"
+        print(f"peer {report.address} ({who}): {report.fetched} records read, {len(report.signed)} countersigned by "
+              f"{key.lab}, {report.already} countersigned before, {len(report.refused)} refused, {report.skipped} "
+              f"without an agent of {key.lab}" + (f"; {report.error}" if report.error else ""))
+        for match_id in report.signed:
+            print(f"  signed   {match_id}")
+        for refused in report.refused:
+            print(f"  refused  {refused['match'] or '(unreadable)'}  {refused['reason']}: {refused['detail']}")
+    return 1 if report.error else 0
+
+
+def _read_key(value: str, option: str) -> str:
+    if value.startswith("@"):
+        try:
+            return Path(value[1:]).read_text().strip()
+        except OSError as e:
+            raise SystemExit(f"error: {option} {value}: cannot read {value[1:]}: {e.strerror}") from None
+    return value
+
+
 def _aggregate(args) -> int:
     from arena.v1 import federation_pb2_grpc
 
     from ..federation.aggregator import Aggregator
-    from ..federation.keys import KeyFileError, load_public_key
     from .common import channel
 
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -118,16 +248,11 @@ def _aggregate(args) -> int:
     store, state, lock = _open(args.db, args.state, write=True)
     try:
         aggregator = Aggregator(store, state, policies=tuple(dict.fromkeys(args.policy)))
-        for trusted in args.trust:
-            lab, _, file = trusted.partition("=")
-            try:
-                key = load_public_key(file)
-                if key.lab != lab:
-                    raise ValueError(f"{file} is the key of lab {key.lab}, not {lab}")
-                aggregator.trust(key, f"trusted from {file}")
-            except (KeyFileError, ValueError) as e:
-                print(f"error: --trust {trusted}: {e}", file=sys.stderr)
-                return 2
+        try:
+            _trust_files(state, args.trust)
+        except SystemExit as e:
+            print(e, file=sys.stderr)
+            return 2
         reports = []
         for address in peers:
             options = SimpleNamespace(server=address, tls=args.tls, root_certificates=args.root_certificates,
@@ -145,8 +270,9 @@ def _aggregate(args) -> int:
     else:
         for r in reports:
             who = f"lab {r.lab}, key {r.key_id}" if r.lab else "lab unknown"
-            print(f"peer {r.address} ({who}): {r.fetched} records fetched, {r.accepted} accepted, "
-                  f"{sum(r.rejected.values())} rejected" + (f"; {r.error}" if r.error else ""))
+            print(f"peer {r.address} ({who}): {r.fetched} records fetched, "
+                  + (f"{r.rechecked} awaiting a countersignature asked for again, " if r.rechecked else "")
+                  + f"{r.accepted} accepted, {sum(r.rejected.values())} rejected" + (f"; {r.error}" if r.error else ""))
             for reason, count in sorted(r.rejected.items()):
                 print(f"  rejected {count:4d}  {reason}")
         _print_board(board, behind)
@@ -175,12 +301,7 @@ def _peer_keys(args, peers: list[str]) -> dict[str, str]:
         address, _, key = entry.partition("=")
         if address not in peers or not key:
             raise SystemExit(f"error: --peer-key {entry}: give ADDR=KEY for one of the --peers")
-        if key.startswith("@"):
-            try:
-                key = Path(key[1:]).read_text().strip()
-            except OSError as e:
-                raise SystemExit(f"error: --peer-key {entry}: cannot read {key[1:]}: {e.strerror}") from None
-        keys[address] = key
+        keys[address] = _read_key(key, f"--peer-key {address}=")
     default = args.key or os.environ.get("ARENA_API_KEY", "")
     for address in peers:
         keys.setdefault(address, default)

@@ -19,7 +19,8 @@ def add_parsers(sub) -> None:
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
     create = keys_sub.add_parser("create", help="issue a key (printed once)")
     create.add_argument("--db", default=DEFAULT_DB, help="the server's database file (default %(default)s)")
-    create.add_argument("--agent", help="agent the key plays as (registered if new); required for the play scope")
+    create.add_argument("--agent", help="agent the key plays as (registered if new); required for the play scope; "
+                                        "LAB/AGENT for another lab's agent playing here (a federated key)")
     create.add_argument("--scopes", default="play", help="comma-separated: play, spectate, admin (default %(default)s)")
     create.add_argument("--label", default="", help="a note stored with the key")
     create.add_argument("--create-db", action="store_true", help="make the database file if it does not exist")
@@ -49,11 +50,17 @@ def _open(db: str, create: bool = False):
 
 def _create(args) -> int:
     from .. import auth
+    from ..federation.keys import KeyFileError, lab_beside_database
 
+    try:      # a federated agent "lab/agent" may not claim this server's own lab
+        own_lab = lab_beside_database(args.db) if args.agent and "/" in args.agent else None
+    except KeyFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     store = _open(args.db, args.create_db)
     try:
         key, key_id = auth.create_key(store, agent_name=args.agent, scopes=[s.strip() for s in args.scopes.split(",")],
-                                      label=args.label)
+                                      label=args.label, federated=True, own_lab=own_lab)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

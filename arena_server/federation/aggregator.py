@@ -12,6 +12,9 @@ A record that passes is imported into the aggregate store (importer) and noted a
 peer it came from and its countersigners. A page's notes and the peer's new cursor are committed
 together, after the page's matches are in the store, so a run stopped at any point resumes from the
 cursor and counts nothing twice (a match found already in the store is noted, not imported again).
+A record refused only for want of a countersignature (foreign_agent, policy_countersigned) is noted as
+awaiting; each later pull asks the peer for it again (GetRecord) and, when its signatures changed,
+considers it again: the lab whose agent held the seat may countersign long after the match.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from arena.v1 import federation_pb2_grpc
 from ..ratings import BTOptions, Leaderboard, LeaderboardQuery, compute_leaderboard
 from ..store import MatchRecord, Store
 from .importer import import_record
-from .keys import ALGORITHM, PublicLabKey, key_id, validate_lab_name
-from .records import RecordRejected, countersigners, decode_body, digest, lab_of, referee_signature, require_canonical
+from .keys import PublicLabKey
+from .peers import PeerRefused, contact, trust, trusted_keys
+from .records import RecordRejected, check_signed, countersigners, digest, seat_labs, signatures_digest
 from .replay import replay
 from .state import FederationState
 
@@ -38,23 +42,24 @@ POLICIES = {
 }
 
 
-class PeerRefused(Exception):
-    """The aggregator will not take records from a peer (its key or lab changed, or it is not one)."""
-
-
 @dataclass
 class PeerReport:
     address: str
     lab: str = ""
     key_id: str = ""
     fetched: int = 0
+    rechecked: int = 0       # records refused before for want of a countersignature, asked for again
     accepted: int = 0
     rejected: Counter = field(default_factory=Counter)
     error: str = ""          # why the peer was refused or could not be read to the end
 
     def to_json(self) -> dict:
         return {"address": self.address, "lab": self.lab, "key_id": self.key_id, "fetched": self.fetched,
-                "accepted": self.accepted, "rejected": dict(self.rejected), "error": self.error}
+                "rechecked": self.rechecked, "accepted": self.accepted, "rejected": dict(self.rejected), "error": self.error}
+
+
+# Rejections a later countersignature can lift: such records are asked for again on each pull.
+AWAITING = ("foreign_agent", "policy_countersigned")
 
 
 class Aggregator:
@@ -68,42 +73,11 @@ class Aggregator:
 
     # ---- keys -----------------------------------------------------------------------------------------
     def keys(self) -> dict[str, PublicLabKey]:
-        return {row["lab"]: PublicLabKey(row["lab"], row["public_key"]) for row in self.state.lab_keys()}
+        return trusted_keys(self.state)
 
     def trust(self, key: PublicLabKey, source: str) -> None:
         """Trusts `key` for its lab (--trust). ValueError when another key is already trusted for it."""
-        known = self.state.lab_key(key.lab)
-        if known is None:
-            self.state.pin_lab_key(key.lab, key.public_key, source)
-        elif known["public_key"] != key.public_key:
-            raise ValueError(f"lab {key.lab}: {source} gives key {key.key_id}, but key "
-                             f"{PublicLabKey(key.lab, known['public_key']).key_id} is already trusted for it "
-                             f"({known['source']})")
-
-    def contact(self, address: str, stub, metadata) -> PublicLabKey:
-        """The peer's lab and key, checked against what is pinned (pinned now on first contact)."""
-        info = stub.GetLabInfo(fpb.GetLabInfoRequest(), metadata=metadata)
-        try:
-            validate_lab_name(info.lab)
-        except ValueError as e:
-            raise PeerRefused(str(e)) from None
-        if info.algorithm != ALGORITHM or len(info.public_key) != 32 or info.key_id != key_id(info.public_key):
-            raise PeerRefused(f"lab {info.lab} publishes an unusable key (algorithm {info.algorithm!r}, "
-                              f"{len(info.public_key)} bytes, key id {info.key_id!r})")
-        key = PublicLabKey(info.lab, info.public_key)
-        peer = self.state.peer(address)
-        if peer is not None and peer["lab"] != info.lab:
-            raise PeerRefused(f"the peer was lab {peer['lab']} and now says it is lab {info.lab}")
-        known = self.state.lab_key(info.lab)
-        if known is not None and known["public_key"] != info.public_key:
-            raise PeerRefused(f"it publishes key {key.key_id} for lab {info.lab}, but the key trusted for "
-                              f"{info.lab} is {PublicLabKey(info.lab, known['public_key']).key_id} ({known['source']})")
-        with self.state.transaction():
-            if known is None:
-                self.state.pin_lab_key(info.lab, info.public_key, f"pinned on first contact with {address}")
-            if peer is None:
-                self.state.add_peer(address, info.lab)
-        return key
+        trust(self.state, key, source)
 
     # ---- pulling ----------------------------------------------------------------------------------------
     def pull(self, address: str, stub: federation_pb2_grpc.FederationServiceStub, metadata, *, page_size: int = 100,
@@ -111,7 +85,7 @@ class Aggregator:
         """Everything new from one peer (or `max_records` of it); never raises for the peer's faults."""
         report = PeerReport(address)
         try:
-            key = self.contact(address, stub, metadata)
+            key = contact(self.state, address, stub, metadata)
             report.lab, report.key_id = key.lab, key.key_id
             while max_records is None or report.fetched < max_records:
                 size = page_size if max_records is None else min(page_size, max_records - report.fetched)
@@ -130,24 +104,44 @@ class Aggregator:
                     self.state.set_cursor(address, page.next_cursor)
                 if len(page.records) < size or page.next_cursor == cursor:
                     break
+            self.recheck(address, stub, metadata, report)
         except PeerRefused as e:
             report.error = f"refused: {e}"
         except grpc.RpcError as e:
             report.error = f"{e.code().name}: {e.details()}"
         return report
 
+    def recheck(self, address: str, stub, metadata, report: PeerReport) -> None:
+        """Asks the peer again (GetRecord) for each record refused only for want of a countersignature,
+        and considers again those whose signatures changed since (a lab may countersign any time after
+        the match). Earlier rejections stay noted; an accepted record is counted once, now."""
+        for row in self.state.awaiting(address):
+            try:
+                record = stub.GetRecord(fpb.GetRecordRequest(match_id=row["match_id"]), metadata=metadata).record
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.NOT_FOUND:
+                    raise
+                with self.state.transaction():      # the peer does not serve it (any more): nothing to wait for
+                    self.state.stop_awaiting(row["lab"], row["match_id"], address)
+                continue
+            if signatures_digest(record) == row["signatures"]:
+                continue                             # nobody countersigned since
+            report.rechecked += 1
+            with self.state.transaction():
+                reason = self.consider(address, record)
+            if reason:
+                report.rejected[reason] += 1
+            else:
+                report.accepted += 1
+
     def consider(self, peer: str, record: fpb.SignedMatchRecord) -> str:
         """Checks one record and imports it; returns "" when accepted, else the rejection reason (noted)."""
         lab = match_id = ""
         record_digest = digest(record.body)
         try:
-            body = decode_body(record)
-            lab, match_id = body.lab, body.match_id
             keys = self.keys()
-            if lab not in keys:
-                raise RecordRejected("unknown_lab", f"no key is known for lab {lab!r}")
-            referee_signature(record, body, keys[lab])
-            require_canonical(record, body)
+            body = check_signed(record, keys)
+            lab, match_id = body.lab, body.match_id
             prior = self.state.accepted(lab, match_id)
             if prior is not None:
                 if prior.digest == record_digest:
@@ -155,25 +149,26 @@ class Aggregator:
                 raise RecordRejected("conflict", f"{lab}/{match_id} was accepted before with other content "
                                                  f"(digest {prior.digest[:16]}, this one {record_digest[:16]})")
             cosigned = countersigners(record, keys) - {lab}
-            seat_labs = set()
-            for seat in body.seats:
-                if "/" not in seat.agent_name:
-                    raise RecordRejected("malformed", f"seat {seat.seat}'s agent {seat.agent_name!r} has no lab")
-                seat_labs.add(lab_of(seat.agent_name))
-            foreign = seat_labs - {lab} - cosigned
+            labs = seat_labs(body)
+            foreign = labs - {lab} - cosigned
             if foreign:
                 raise RecordRejected("foreign_agent", f"seats name agents of {', '.join(sorted(foreign))}, which "
                                                       f"did not countersign")
             replay(body)
-            if "cross-lab" in self.policies and len(seat_labs) < 2:
+            if "cross-lab" in self.policies and len(labs) < 2:
                 raise RecordRejected("policy_cross_lab", f"every seat is an agent of {lab}")
             if "countersigned" in self.policies and not cosigned:
                 raise RecordRejected("policy_countersigned", "no other lab countersigned")
             import_record(self.store, body)
         except RecordRejected as e:
             self.state.reject(peer, lab, match_id, record_digest, e.reason, e.detail)
+            if e.reason in AWAITING:
+                self.state.await_countersignature(peer, lab, match_id, signatures_digest(record))
+            else:       # refused for good, as this peer serves it (another peer's copy may still await)
+                self.state.stop_awaiting(lab, match_id, peer)
             return e.reason
         self.state.accept(lab, match_id, record_digest, record.SerializeToString(), peer, sorted(cosigned))
+        self.state.stop_awaiting(lab, match_id)
         return ""
 
 

@@ -54,6 +54,14 @@ def default_key_path(database: str | Path) -> Path:
     return beside_database(database, ".lab-key")
 
 
+def lab_beside_database(database: str | Path) -> str | None:
+    """The name of the lab whose key `federation init` wrote beside the database; None when there is none."""
+    path = default_key_path(database)
+    if public_key_path(path).exists():
+        return load_public_key(public_key_path(path)).lab
+    return load_public_key(path).lab if path.exists() else None
+
+
 def public_key_path(key_path: str | Path) -> Path:
     key_path = Path(key_path)
     return key_path.with_name(key_path.name + ".pub")

@@ -203,12 +203,42 @@ def referee_signature(record: fpb.SignedMatchRecord, body: fpb.MatchRecordBody,
                                           f"{key.key_id} (signature names key {named})")
 
 
+def check_signed(record: fpb.SignedMatchRecord, keys: dict[str, PublicLabKey]) -> fpb.MatchRecordBody:
+    """The body of a record that decodes, whose refereeing lab's key is in `keys` and signed it, and
+    whose body is canonical; else RecordRejected (malformed, unsupported_format, unknown_lab,
+    bad_signature, not_canonical). What an aggregator and a countersigning lab check first."""
+    body = decode_body(record)
+    if body.lab not in keys:
+        raise RecordRejected("unknown_lab", f"no key is known for lab {body.lab!r}")
+    referee_signature(record, body, keys[body.lab])
+    require_canonical(record, body)
+    return body
+
+
+def seat_labs(body: fpb.MatchRecordBody) -> set[str]:
+    """The labs whose agents held the seats; RecordRejected("malformed") for a seat without a lab."""
+    labs = set()
+    for seat in body.seats:
+        if "/" not in seat.agent_name:
+            raise RecordRejected("malformed", f"seat {seat.seat}'s agent {seat.agent_name!r} has no lab")
+        labs.add(lab_of(seat.agent_name))
+    return labs
+
+
+def signatures_digest(record: fpb.SignedMatchRecord) -> str:
+    """A digest of a record's signatures, to tell whether any was added since it was last seen."""
+    return hashlib.sha256(b"".join(s.SerializeToString() for s in record.signatures)).hexdigest()
+
+
+def countersignature(record: fpb.SignedMatchRecord, key: PublicLabKey) -> fpb.RecordSignature | None:
+    """The lab's countersignature of the record when it holds one that verifies under `key`."""
+    for s in record.signatures:
+        if (s.role == fpb.SIGNATURE_ROLE_COUNTERSIGNATURE and s.lab == key.lab and s.key_id == key.key_id
+                and key.verify(s.signature, SIGNING_PREFIX + record.body)):
+            return s
+    return None
+
+
 def countersigners(record: fpb.SignedMatchRecord, keys: dict[str, PublicLabKey]) -> set[str]:
     """Labs other than the referee whose countersignature verifies under the key trusted for them."""
-    out = set()
-    for s in record.signatures:
-        key = keys.get(s.lab)
-        if (s.role == fpb.SIGNATURE_ROLE_COUNTERSIGNATURE and key is not None and s.key_id == key.key_id
-                and key.verify(s.signature, SIGNING_PREFIX + record.body)):
-            out.add(s.lab)
-    return out
+    return {lab for lab in {s.lab for s in record.signatures} if lab in keys and countersignature(record, keys[lab])}

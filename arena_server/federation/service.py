@@ -4,7 +4,9 @@ Served by `arena-server serve` when the server has a lab key (`federation init` 
 database, or `--lab-key PATH`). Records are paged in the order matches ended, (ended_at, match_id), as
 the store lists finished matches; a running, pending or void match never has a record. A record is
 built and signed the first time it is asked for, kept (state.FederationState), and served as kept
-from then on, so every peer sees the same bytes for a match however often it asks.
+from then on, so every peer sees the same body for a match however often it asks. Countersign adds
+another lab's countersignature (a lab whose agent held a seat, trusted by this lab's operator with
+`federation trust`); the record is then served with it, after the lab's own signature.
 """
 
 from __future__ import annotations
@@ -21,14 +23,22 @@ from arena.v1 import federation_pb2_grpc
 
 from .. import auth
 from ..store import Store
-from .keys import ALGORITHM, KeyFileError, LabKey, default_key_path, load_key
-from .records import FORMAT_VERSION, signed_record
+from .keys import ALGORITHM, KeyFileError, LabKey, PublicLabKey, default_key_path, load_key
+from .records import FORMAT_VERSION, SIGNING_PREFIX, lab_of, signed_record
 from .state import FederationState, default_state_path
 
 log = structlog.get_logger("arena.federation")
 SERVICE_NAME = fpb.DESCRIPTOR.services_by_name["FederationService"].full_name
 DEFAULT_PAGE, MAX_PAGE = 100, 1000
 PAGE_BYTES = 1 << 20     # a page stops growing past this, well under any sane message size limit
+
+
+class CountersignRefused(Exception):
+    """A countersignature this server does not keep; `code` is the gRPC status to answer with."""
+
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code = code
 
 
 class RecordSource(Protocol):
@@ -41,6 +51,10 @@ class RecordSource(Protocol):
 
     def record(self, match_id: str) -> bytes:
         """One match's SignedMatchRecord bytes; LookupError (unknown) or ValueError (not finished)."""
+
+    def countersign(self, match_id: str, signature: fpb.RecordSignature) -> tuple[bytes, bool]:
+        """Keeps a countersignature; returns the record's bytes with it and whether the lab had
+        countersigned before. LookupError, ValueError as record(); CountersignRefused."""
 
 
 def lab_info(key: LabKey) -> fpb.GetLabInfoResponse:
@@ -81,12 +95,47 @@ class StoreRecordSource:
             raise ValueError(f"match {match_id} is {match.status}: only finished matches have records")
         return self._signed(match)
 
+    def countersign(self, match_id, signature):
+        record = fpb.SignedMatchRecord.FromString(self.record(match_id))
+        lab = signature.lab
+        if signature.role != fpb.SIGNATURE_ROLE_COUNTERSIGNATURE:
+            raise CountersignRefused(grpc.StatusCode.INVALID_ARGUMENT, "the signature's role must be "
+                                                                       "SIGNATURE_ROLE_COUNTERSIGNATURE")
+        if lab == self.key.lab:
+            raise CountersignRefused(grpc.StatusCode.INVALID_ARGUMENT, f"lab {lab} refereed this match: a lab "
+                                                                       f"does not countersign its own records")
+        trusted = self.state.lab_key(lab)
+        if trusted is None:
+            raise CountersignRefused(grpc.StatusCode.PERMISSION_DENIED, f"lab {lab!r} is not trusted here (its "
+                                     f"operator must run `arena-server federation trust --lab {lab} --public-key FILE`)")
+        body = fpb.MatchRecordBody.FromString(record.body)
+        if lab not in {lab_of(seat.agent_name) for seat in body.seats}:
+            raise CountersignRefused(grpc.StatusCode.FAILED_PRECONDITION, f"no agent of lab {lab} held a seat of "
+                                                                          f"match {match_id}")
+        key = PublicLabKey(lab, trusted["public_key"])
+        if signature.key_id != key.key_id or not key.verify(signature.signature, SIGNING_PREFIX + record.body):
+            raise CountersignRefused(grpc.StatusCode.INVALID_ARGUMENT, f"the countersignature does not verify over "
+                                     f"the record's body with lab {lab}'s key {key.key_id} (it names key "
+                                     f"{signature.key_id or '(none)'})")
+        added = self.state.add_countersignature(match_id, lab, key.key_id, signature.signature)
+        if added:
+            log.info("record countersigned", match_id=match_id, lab=lab, key_id=key.key_id)
+        return self.record(match_id), not added
+
     def _signed(self, match) -> bytes:
+        """The record as signed and kept, with the countersignatures added since, in their order."""
         kept = self.state.signed_record(match.match_id)
         if kept is None:
             record = signed_record(self.store, match, self.key).SerializeToString()
             kept = self.state.keep_signed_record(match.match_id, match.ended_at, record)
-        return kept
+        countersignatures = self.state.countersignatures(match.match_id)
+        if not countersignatures:
+            return kept
+        record = fpb.SignedMatchRecord.FromString(kept)
+        record.signatures.extend(fpb.RecordSignature(lab=c["lab"], key_id=c["key_id"], signature=c["signature"],
+                                                     role=fpb.SIGNATURE_ROLE_COUNTERSIGNATURE)
+                                 for c in countersignatures)
+        return record.SerializeToString()
 
 
 def encode_cursor(position: tuple[float, str]) -> str:
@@ -141,6 +190,18 @@ class FederationService(federation_pb2_grpc.FederationServiceServicer):
         except ValueError as e:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e.args[0]))
         return fpb.GetRecordResponse(record=fpb.SignedMatchRecord.FromString(data))
+
+    async def Countersign(self, request, context):
+        await self.authorize(context)
+        try:
+            data, already = self.source.countersign(request.match_id, request.countersignature)
+        except LookupError as e:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(e.args[0]))
+        except ValueError as e:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e.args[0]))
+        except CountersignRefused as e:
+            await context.abort(e.code, str(e))
+        return fpb.CountersignResponse(record=fpb.SignedMatchRecord.FromString(data), already_countersigned=already)
 
 
 def serve_federation(server: grpc.aio.Server, store: Store, database: str, lab_key: str | None) -> list[str]:

@@ -7,15 +7,24 @@ one migration plus replacing this class by store methods of the same names. Noth
 arena_server/federation reads this file.
 
 A lab's server keeps:
-- signed_records: each record it signed, exactly as it serves it (a record never changes once
-  signed; countersignatures will be added to it).
+- signed_records: each record it signed, with its own signature, exactly as it signed it (the body
+  never changes once signed);
+- countersignatures: the countersignatures other labs added to its records (Countersign), served
+  after its own signature in the order they were added;
+- lab_keys: the labs it trusts to countersign (`federation trust`), and, when it countersigns other
+  labs' records (`federation countersign`), the keys of those labs, pinned or trusted as an
+  aggregator's are;
+- countersign_peers, countersign_notes: the servers it countersigns for, the cursor of their records
+  already considered, and what it signed or refused, and why.
 An aggregator keeps:
 - lab_keys: the public key trusted for each lab, and where it came from (pinned on first contact with
   a peer, or given with --trust);
 - peers: each peer's address, its lab, and the cursor of its records already processed;
 - accepted: each record it accepted, keyed by (lab, match_id), with its digest, bytes, the peer it came
   from and the labs that countersigned it (the origin of every rating in the pool);
-- rejections: each record it refused, with the reason code and detail, for the report.
+- rejections: each record it refused, with the reason code and detail, for the report;
+- awaiting: records refused only for want of a countersignature (foreign_agent, policy_countersigned),
+  asked for again on each pull until they are accepted or refused for another reason.
 """
 
 from __future__ import annotations
@@ -54,6 +63,38 @@ CREATE TABLE IF NOT EXISTS accepted (
     countersigned_by TEXT NOT NULL DEFAULT '',
     accepted_at     REAL NOT NULL,
     PRIMARY KEY (lab, match_id)
+);
+CREATE TABLE IF NOT EXISTS countersignatures (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id  TEXT NOT NULL,
+    lab       TEXT NOT NULL,
+    key_id    TEXT NOT NULL,
+    signature BLOB NOT NULL,
+    added_at  REAL NOT NULL,
+    UNIQUE (match_id, lab)
+);
+CREATE TABLE IF NOT EXISTS countersign_peers (
+    address   TEXT PRIMARY KEY,
+    lab       TEXT NOT NULL,
+    cursor    TEXT NOT NULL DEFAULT '',
+    last_pull REAL
+);
+CREATE TABLE IF NOT EXISTS countersign_notes (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    at       REAL NOT NULL,
+    peer     TEXT NOT NULL,
+    lab      TEXT NOT NULL,
+    match_id TEXT NOT NULL,
+    digest   TEXT NOT NULL,
+    outcome  TEXT NOT NULL,
+    detail   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS awaiting (
+    peer       TEXT NOT NULL,
+    lab        TEXT NOT NULL,
+    match_id   TEXT NOT NULL,
+    signatures TEXT NOT NULL,
+    PRIMARY KEY (peer, lab, match_id)
 );
 CREATE TABLE IF NOT EXISTS rejections (
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -117,7 +158,26 @@ class FederationState:
                          (match_id, ended_at, record))
         return self.signed_record(match_id)
 
-    # ---- an aggregator -------------------------------------------------------------------------------
+    def countersignatures(self, match_id: str) -> list[sqlite3.Row]:
+        return self._db.execute("SELECT * FROM countersignatures WHERE match_id = ? ORDER BY seq",
+                                (match_id,)).fetchall()
+
+    def add_countersignature(self, match_id: str, lab: str, key_id: str, signature: bytes) -> bool:
+        """Keeps a lab's countersignature of a record; False when that lab had countersigned it already."""
+        added = self._db.execute(
+            "INSERT OR IGNORE INTO countersignatures(match_id, lab, key_id, signature, added_at) VALUES (?, ?, ?, ?, ?)",
+            (match_id, lab, key_id, signature, time.time()))
+        return added.rowcount == 1
+
+    def note_countersign(self, peer: str, lab: str, match_id: str, digest: str, outcome: str, detail: str) -> None:
+        self._db.execute(
+            "INSERT INTO countersign_notes(at, peer, lab, match_id, digest, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (time.time(), peer, lab, match_id, digest, outcome, detail))
+
+    def countersign_notes(self) -> list[sqlite3.Row]:
+        return self._db.execute("SELECT * FROM countersign_notes ORDER BY id").fetchall()
+
+    # ---- keys (an aggregator's, and a lab's that countersigns or is countersigned) ------------------------
     def lab_key(self, lab: str) -> sqlite3.Row | None:
         return self._db.execute("SELECT * FROM lab_keys WHERE lab = ?", (lab,)).fetchone()
 
@@ -128,14 +188,32 @@ class FederationState:
         self._db.execute("INSERT INTO lab_keys(lab, public_key, source, pinned_at) VALUES (?, ?, ?, ?)",
                          (lab, public_key, source, time.time()))
 
-    def peer(self, address: str) -> sqlite3.Row | None:
-        return self._db.execute("SELECT * FROM peers WHERE address = ?", (address,)).fetchone()
+    # ---- peers: an aggregator's (table peers), a countersigning lab's (table countersign_peers) ------------
+    def peer(self, address: str, table: str = "peers") -> sqlite3.Row | None:
+        return self._db.execute(f"SELECT * FROM {_peers(table)} WHERE address = ?", (address,)).fetchone()
 
-    def add_peer(self, address: str, lab: str) -> None:
-        self._db.execute("INSERT INTO peers(address, lab) VALUES (?, ?)", (address, lab))
+    def add_peer(self, address: str, lab: str, table: str = "peers") -> None:
+        self._db.execute(f"INSERT INTO {_peers(table)}(address, lab) VALUES (?, ?)", (address, lab))
 
-    def set_cursor(self, address: str, cursor: str) -> None:
-        self._db.execute("UPDATE peers SET cursor = ?, last_pull = ? WHERE address = ?", (cursor, time.time(), address))
+    def set_cursor(self, address: str, cursor: str, table: str = "peers") -> None:
+        self._db.execute(f"UPDATE {_peers(table)} SET cursor = ?, last_pull = ? WHERE address = ?",
+                         (cursor, time.time(), address))
+
+    # ---- an aggregator -------------------------------------------------------------------------------
+    def await_countersignature(self, peer: str, lab: str, match_id: str, signatures: str) -> None:
+        """Notes a record refused for want of a countersignature, with a digest of the signatures it had."""
+        self._db.execute("INSERT OR REPLACE INTO awaiting(peer, lab, match_id, signatures) VALUES (?, ?, ?, ?)",
+                         (peer, lab, match_id, signatures))
+
+    def awaiting(self, peer: str) -> list[sqlite3.Row]:
+        return self._db.execute("SELECT * FROM awaiting WHERE peer = ? ORDER BY lab, match_id", (peer,)).fetchall()
+
+    def stop_awaiting(self, lab: str, match_id: str, peer: str | None = None) -> None:
+        """No longer asks for the record again: from `peer`, or from any peer (once accepted)."""
+        if peer is None:
+            self._db.execute("DELETE FROM awaiting WHERE lab = ? AND match_id = ?", (lab, match_id))
+        else:
+            self._db.execute("DELETE FROM awaiting WHERE peer = ? AND lab = ? AND match_id = ?", (peer, lab, match_id))
 
     def accepted(self, lab: str, match_id: str) -> Accepted | None:
         row = self._db.execute("SELECT * FROM accepted WHERE lab = ? AND match_id = ?", (lab, match_id)).fetchone()
@@ -158,6 +236,12 @@ class FederationState:
 
     def rejections(self) -> list[sqlite3.Row]:
         return self._db.execute("SELECT * FROM rejections ORDER BY id").fetchall()
+
+
+def _peers(table: str) -> str:
+    if table not in ("peers", "countersign_peers"):
+        raise ValueError(f"no peer table {table!r}")
+    return table
 
 
 def _accepted(row: sqlite3.Row) -> Accepted:

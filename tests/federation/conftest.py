@@ -1,3 +1,4 @@
-"""The TypeScript client's build, shared with the end-to-end tests (npm ci and npm run build, once)."""
+"""Fixtures shared with the end-to-end tests: the TypeScript client's build (npm ci and npm run build,
+once), and the test CA of the TLS tests."""
 
-from ..e2e.conftest import typescript_bot  # noqa: F401  (a fixture)
+from ..e2e.conftest import pki, typescript_bot  # noqa: F401  (fixtures)

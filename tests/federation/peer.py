@@ -34,6 +34,9 @@ class ListSource:
     def record(self, match_id):
         raise LookupError(f"no match {match_id!r}")
 
+    def countersign(self, match_id, signature):
+        raise LookupError(f"no match {match_id!r}")
+
 
 async def allow(context) -> None:
     return None

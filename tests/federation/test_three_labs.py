@@ -119,7 +119,7 @@ def test_the_pool_is_one_bradley_terry_fit_on_the_union_of_the_verified_records(
         count = len(lab.finished())
         assert by_lab[name] == {
             "address": lab.address, "lab": name, "key_id": load_key(lab.server.db.with_name("arena.db.lab-key")).key_id,
-            "fetched": count, "accepted": count, "rejected": {}, "error": ""}
+            "fetched": count, "rechecked": 0, "accepted": count, "rejected": {}, "error": ""}
 
     union = union_of_labs(labs)
     expected = compute_leaderboard(union, LeaderboardQuery(method="bradley_terry", bt=BTOptions(resamples=RESAMPLES)))
