@@ -65,6 +65,13 @@ def add_parsers(sub) -> None:
     out.add_argument("--html", metavar="PATH", help="write a static HTML report (leaderboard, pairwise win "
                      "matrix, per-game tables)")
     out.add_argument("--title", default="", help="title of the plot and report")
+    costs = out.add_mutually_exclusive_group()
+    costs.add_argument("--costs", dest="costs", action="store_true", default=None,
+                       help="add the cost-and-completion table per agent (tokens and cost per match and per "
+                            "decision, the shares of decisions re-asked and played by the failure policy) to the "
+                            "console, CSV and HTML; it reads every match's log (over RPC one GetMatch per match). "
+                            "Default: with --local only")
+    costs.add_argument("--no-costs", dest="costs", action="store_false", help="leave the cost table out")
     board.set_defaults(run=_leaderboard)
 
 
@@ -108,7 +115,8 @@ def _leaderboard_request(args):
 
 def _leaderboard(args) -> int:
     request = _leaderboard_request(args)
-    records = None
+    records = logs = None
+    selected = []       # the selection's match records, whose logs give the costs
     if args.local:
         from ..store import Store
 
@@ -118,12 +126,20 @@ def _leaderboard(args) -> int:
         store = Store(args.db)
         try:
             records = list(store.finished_matches(tournament_id=args.tournament))
+            if args.costs is not False:
+                selected = _selected(records, request)
+                logs = [store.read_log(r.match_id) for r in selected]
         finally:
             store.close()
     else:
         stub, md = stubs(args)
-        if args.html:      # the report needs the records: fetch them once and compute everything from them
+        if args.html or args.costs:     # the records: fetched once, everything computed from them
             records = _fetch_matches(stub, md, args.tournament)
+            if args.costs:
+                selected = _selected(records, request)
+                logs = _fetch_logs(stub, md, selected)
+        if not args.html:      # the ratings stay the server's own answer
+            records = None
     if records is not None:
         from ..ratings import compute_leaderboard
         from ..service.arena import leaderboard_query, leaderboard_response
@@ -139,11 +155,20 @@ def _leaderboard(args) -> int:
     print_board(board)
     if board.method == SUITE_SCORE_METHOD and args.suite in SUITE_TABLES:
         SUITE_TABLES[args.suite](board)
+    costs = None
+    if logs is not None:
+        from ..ratings.report import agent_costs, cost_table
+
+        agents = [e.agent_name for e in board.entries]
+        costs = {name: cost for name, cost in agent_costs(zip(selected, logs)).items() if name in agents}
+        print("Cost and completion")
+        for line in cost_table(costs, agents):
+            print("  " + line)
     rows = _rows(board)
     if args.csv:
         from ..ratings.report import write_csv
 
-        write_csv(rows, args.csv, has_interval=board.has_interval)
+        write_csv(rows, args.csv, has_interval=board.has_interval, costs=costs)
         print(f"wrote {args.csv}")
     if args.plot:
         from ..ratings.report import plot_ratings
@@ -156,9 +181,31 @@ def _leaderboard(args) -> int:
         from ..service.arena import leaderboard_query
 
         html_report(records, args.html, title=args.title or _title(args), query=leaderboard_query(request),
-                    board=computed)
+                    board=computed, costs=costs)
         print(f"wrote {args.html}")
     return 0
+
+
+def _selected(records, request):
+    """The records of the leaderboard's selection (its game or suite; the agent pool is applied to
+    the table's rows)."""
+    from ..ratings.leaderboard import select
+    from ..service.arena import leaderboard_query
+
+    try:
+        return select(records, leaderboard_query(request).resolved())
+    except (KeyError, LookupError, ValueError):
+        return []       # the leaderboard itself reports the bad query
+
+
+def _fetch_logs(stub, md, records) -> list:
+    """Each record's whole log (GetMatch), as lists of dicts with "kind" and "data"."""
+    from arena.v1 import arena_service_pb2 as pb
+
+    from ..convert import from_struct
+
+    return [[{"kind": e.kind, "data": from_struct(e.data)}
+             for e in stub.GetMatch(pb.GetMatchRequest(match_id=r.match_id), metadata=md).log] for r in records]
 
 
 def _title(args) -> str:

@@ -35,6 +35,10 @@ def add_parsers(sub) -> None:
     suite_run.add_argument("--timeout", type=non_negative_float, default=0,
                            help="stop following after this many seconds; the suite keeps running (default 0: to the "
                                 "end, which the server guarantees)")
+    suite_run.add_argument("--no-costs", action="store_true",
+                           help="leave out the closing cost-and-completion table (tokens, cost and the shares of "
+                                "decisions re-asked or played by the failure policy, per agent), which reads every "
+                                "match's log")
     suite_list.set_defaults(run=_suite_list)
     suite_run.set_defaults(run=_suite_run)
 
@@ -93,8 +97,47 @@ def _suite_run(args) -> int:
             print("error: timed out following the suite (it keeps running on the server)", file=sys.stderr)
             return 1
         time.sleep(0.5)
+    if not args.no_costs:
+        _cost_report(stub, md, args, started)
     REPORTS.get(args.suite, _pairing_report)(stub, md, args, started)
     return 1 if failed else 0
+
+
+def _cost_report(stub, md, args, started) -> None:
+    """What the run cost and how clean it was, per agent, over this run's ended matches (counted and
+    void): matches, decisions, tokens and cost in all, per match and per decision, and the shares of
+    decisions re-asked and played by the failure policy (the completion rate, generalised)."""
+    from types import SimpleNamespace
+
+    from arena.v1 import arena_service_pb2 as pb
+    from arena.v1 import match_pb2
+
+    from ..convert import from_struct
+    from ..ratings.report import agent_costs, cost_table
+
+    ended = (match_pb2.MATCH_STATUS_FINISHED, match_pb2.MATCH_STATUS_VOID)
+    pairs = []
+    for t in started:
+        token = ""
+        while True:
+            page = stub.ListMatches(pb.ListMatchesRequest(tournament_id=t.tournament_id, page_size=1000,
+                                                          page_token=token), metadata=md)
+            for m in page.matches:
+                if m.status not in ended:
+                    continue
+                log = stub.GetMatch(pb.GetMatchRequest(match_id=m.match_id), metadata=md).log
+                players = [{"seat": p.seat, "agent_name": p.agent_name} for p in m.players]
+                pairs.append((SimpleNamespace(match_id=m.match_id, players=players),
+                              [{"kind": e.kind, "data": from_struct(e.data)} for e in log]))
+            token = page.next_page_token
+            if not token:
+                break
+    costs = agent_costs(pairs)
+    print("Cost and completion (tokens and cost as the agents report them; re-asked: decisions that needed a "
+          "re-ask; fallback: decisions the failure policy played)")
+    for line in cost_table(costs, [args.agent] + sorted(set(costs) - {args.agent})):
+        print("  " + line)
+    print()
 
 
 def _pairing_report(stub, md, args, started) -> None:

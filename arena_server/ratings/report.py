@@ -28,22 +28,27 @@ CSV_COLUMNS = ["rank", "agent", "rating", "matches", "provisional", "lower", "up
 INTERVAL_COLUMNS = ("lower", "upper")
 
 
-def write_csv(rows: Sequence[LeaderboardRow], path: str | Path | io.TextIOBase, *, has_interval: bool = True) -> None:
+def write_csv(rows: Sequence[LeaderboardRow], path: str | Path | io.TextIOBase, *, has_interval: bool = True,
+              costs: dict[str, "AgentCost"] | None = None) -> None:
     """One line per agent, best first: the rating with its matches and provisional mark (1/0), the
     interval (only when `has_interval`), W/D/L, then method-specific values (`extra`) as further
-    columns."""
-    extras = sorted({k for r in rows for k in r.extra})
+    columns, then, given `costs` (agent_costs of the same matches), the COST_COLUMNS."""
+    extras = sorted({k for r in rows for k in r.extra} - (set(COST_COLUMNS) if costs is not None else set()))
     columns = [c for c in CSV_COLUMNS if has_interval or c not in INTERVAL_COLUMNS]
     own = not hasattr(path, "write")
     f = open(path, "w", newline="") if own else path
     try:
         w = csv.writer(f)
-        w.writerow(columns + extras)
+        w.writerow(columns + extras + (COST_COLUMNS if costs is not None else []))
         for r in rows:
             values = {"rank": r.rank, "agent": r.agent_name, "rating": f"{r.rating:.6g}", "matches": r.matches,
                       "provisional": int(r.provisional), "lower": f"{r.lower:.6g}", "upper": f"{r.upper:.6g}",
                       "wins": r.wins, "draws": r.draws, "losses": r.losses}
-            w.writerow([values[c] for c in columns] + [_fmt(r.extra.get(k)) for k in extras])
+            spent = []
+            if costs is not None:
+                cost = costs.get(r.agent_name)
+                spent = [_fmt(cost.columns()[k]) if cost is not None else "" for k in COST_COLUMNS]
+            w.writerow([values[c] for c in columns] + [_fmt(r.extra.get(k)) for k in extras] + spent)
     finally:
         if own:
             f.close()
@@ -125,14 +130,16 @@ def _png_data_uri(board: Leaderboard, title: str) -> str:
 
 
 def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str = "Tournament report",
-                query: LeaderboardQuery | None = None, board: Leaderboard | None = None) -> str:
+                query: LeaderboardQuery | None = None, board: Leaderboard | None = None,
+                costs: dict[str, "AgentCost"] | None = None) -> str:
     """Writes a self-contained HTML page (the plot is embedded) and returns its text.
 
     Sections: the leaderboard of `query` (Bradley–Terry over all games by default) with its plot,
     the pairwise win matrix (mean score of the row agent against the column agent in their direct
     meetings, ties ½, with the number of comparisons), and one table per game (the same method on
     that game alone). `board`: the leaderboard already computed from these same `matches` for this
-    `query` (the CLI passes the one it printed), so the page and the console cannot disagree."""
+    `query` (the CLI passes the one it printed), so the page and the console cannot disagree.
+    `costs` (agent_costs of the same matches) adds the cost-and-completion table per agent."""
     query = query or LeaderboardQuery(method="bradley_terry")
     finished = [m for m in matches if m.status == "finished"]
     overall = board if board is not None else compute_leaderboard(finished, query)
@@ -173,6 +180,8 @@ def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str 
                 cells.append("<td class='dim'>·</td>")
         parts.append(f"<tr><th>{html.escape(a)}</th>{''.join(cells)}</tr>")
     parts.append("</table>")
+    if costs is not None:
+        parts.append(_cost_section(costs, agents))
     if len(games) > 1 or query.game_id:
         parts.append("<h2>Per game</h2>")
         for g in games:
@@ -187,3 +196,168 @@ def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str 
 
 def overall_scoring(query: LeaderboardQuery) -> str:
     return "share" if query.preset.startswith("gamebench") else query.scoring
+
+
+# ---- cost and cleanliness per agent (read from the match log) -------------------------------------------
+
+#: The cost columns every report shows per agent (CSV names; `cost_table` prints them).
+COST_COLUMNS = ["decisions", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens",
+                "tokens_per_match", "tokens_per_decision", "cost_usd", "cost_per_match", "cost_per_decision",
+                "reask_share", "fallback_share"]
+
+
+@dataclasses.dataclass
+class AgentCost:
+    """What an agent's matches cost and how clean its decisions were, summed over the match logs.
+
+    decisions: the moves its seats made (action and simultaneous-choice entries), less the forced
+    ones its agent reported as such (extra.forced); tokens and cost: the sums of its decisions'
+    metadata (DecisionMetadata: prompt_tokens, completion_tokens, cost_usd; extra.reasoning_tokens
+    and extra.cached_tokens where the agent reports them); reasked: decisions that needed a re-ask,
+    by the agent of its model (extra.reasks > 0) or by the referee (a refused attempt); fallbacks:
+    decisions the failure policy played (a random legal move or the game's default)."""
+
+    agent_name: str
+    matches: int = 0
+    decisions: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+    api_retries: int = 0
+    reasked: int = 0
+    fallbacks: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def per_match(self, value: float) -> float:
+        return value / self.matches if self.matches else 0.0
+
+    def per_decision(self, value: float) -> float:
+        return value / self.decisions if self.decisions else 0.0
+
+    def columns(self) -> dict[str, float]:
+        """The COST_COLUMNS values."""
+        return {"decisions": self.decisions, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "reasoning_tokens": self.reasoning_tokens,
+                "cached_tokens": self.cached_tokens, "tokens_per_match": self.per_match(self.tokens),
+                "tokens_per_decision": self.per_decision(self.tokens), "cost_usd": self.cost_usd,
+                "cost_per_match": self.per_match(self.cost_usd), "cost_per_decision": self.per_decision(self.cost_usd),
+                "reask_share": self.per_decision(self.reasked), "fallback_share": self.per_decision(self.fallbacks)}
+
+
+def _int(value) -> int:
+    """A count from a log (int64 fields arrive as strings through JSON), 0 when absent."""
+    try:
+        return int(float(value or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _float(value) -> float:
+    try:
+        return float(value or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def agent_costs(matches: Iterable[tuple[MatchRecord, Sequence]]) -> dict[str, AgentCost]:
+    """Per agent name: an AgentCost summed over `matches`, pairs of a match record and its log (the
+    store's LogEntry objects, or dicts with "kind" and "data"). A match counts for every agent
+    seated in it; house agents too."""
+    costs: dict[str, AgentCost] = {}
+    for record, log in matches:
+        seats = {p["seat"]: p["agent_name"] for p in record.players}
+        for name in set(seats.values()):
+            costs.setdefault(name, AgentCost(name)).matches += 1
+        refused: set[int] = set()            # seats whose current decision had an attempt refused
+        reasked: set[int] = set()            # seats whose current decision's agent re-asked its model
+        forced: set[int] = set()             # seats whose current decision the agent called forced
+        substituted: set[int] = set()        # seats whose next move the failure policy played
+        for entry in log:
+            kind = entry["kind"] if isinstance(entry, dict) else entry.kind
+            data = entry["data"] if isinstance(entry, dict) else entry.data
+            seat = data.get("seat") if isinstance(data, dict) else None
+            if seat not in seats:
+                continue
+            cost = costs[seats[seat]]
+            if kind == "decision_meta":
+                meta = data.get("metadata") or {}
+                extra = meta.get("extra") or {}
+                cost.prompt_tokens += _int(meta.get("promptTokens", meta.get("prompt_tokens")))
+                cost.completion_tokens += _int(meta.get("completionTokens", meta.get("completion_tokens")))
+                cost.cost_usd += _float(meta.get("costUsd", meta.get("cost_usd")))
+                cost.reasoning_tokens += _int(extra.get("reasoning_tokens"))
+                cost.cached_tokens += _int(extra.get("cached_tokens"))
+                cost.calls += _int(extra.get("calls"))
+                cost.api_retries += _int(extra.get("retries"))
+                if _int(extra.get("reasks")) > 0:
+                    reasked.add(seat)
+                if extra.get("forced"):
+                    forced.add(seat)
+            elif kind == "penalty":
+                if data.get("substituted"):
+                    substituted.add(seat)
+                elif data.get("failure") in ("parse_failures", "illegal_actions"):
+                    refused.add(seat)
+            elif kind in ("action", "choice"):
+                if seat in substituted:
+                    cost.decisions += 1
+                    cost.fallbacks += 1
+                elif seat not in forced:
+                    cost.decisions += 1
+                    cost.reasked += seat in refused or seat in reasked
+                for pending in (refused, reasked, forced, substituted):
+                    pending.discard(seat)
+    return costs
+
+
+
+def store_costs(store, records: Iterable[MatchRecord]) -> dict[str, AgentCost]:
+    """agent_costs of `records`, their logs read from `store` (the whole log: ended matches)."""
+    return agent_costs((record, store.read_log(record.match_id)) for record in records)
+
+
+def _money(value: float) -> str:
+    return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def cost_table(costs: dict[str, AgentCost], agents: Sequence[str] | None = None) -> list[str]:
+    """The console table: one line per agent (in `agents`' order, else by name) with its matches,
+    decisions, tokens (in all, per match, per decision), cost (in all, per match, per decision),
+    and the shares of decisions re-asked and played by the failure policy."""
+    names = [a for a in agents if a in costs] if agents is not None else sorted(costs)
+    lines = [f"{'agent':<24} {'matches':>7} {'decisions':>9} {'tokens':>11} {'tok/match':>10} {'tok/dec':>8} "
+             f"{'cost':>10} {'cost/match':>10} {'cost/dec':>9} {'re-asked':>8} {'fallback':>8}"]
+    for name in names:
+        c = costs[name]
+        lines.append(f"{name:<24} {c.matches:>7} {c.decisions:>9} {c.tokens:>11,} {c.per_match(c.tokens):>10,.0f} "
+                     f"{c.per_decision(c.tokens):>8,.0f} {_money(c.cost_usd):>10} "
+                     f"{_money(c.per_match(c.cost_usd)):>10} "
+                     f"{_money(c.per_decision(c.cost_usd)):>9} {c.per_decision(c.reasked):>8.1%} "
+                     f"{c.per_decision(c.fallbacks):>8.1%}")
+    return lines
+
+
+def _cost_section(costs: dict[str, AgentCost], agents: Sequence[str]) -> str:
+    head = ("<tr><th>agent</th><th>matches</th><th>decisions</th><th>prompt tokens</th><th>completion tokens</th>"
+            "<th>reasoning tokens</th><th>cached tokens</th><th>tokens / match</th><th>tokens / decision</th>"
+            "<th>cost</th><th>cost / match</th><th>cost / decision</th><th>re-asked</th><th>fallback</th></tr>")
+    body = []
+    for name in [a for a in agents if a in costs] + sorted(set(costs) - set(agents)):
+        c = costs[name]
+        body.append(f"<tr><td>{html.escape(name)}</td><td>{c.matches}</td><td>{c.decisions}</td>"
+                    f"<td>{c.prompt_tokens:,}</td><td>{c.completion_tokens:,}</td><td>{c.reasoning_tokens:,}</td>"
+                    f"<td>{c.cached_tokens:,}</td><td>{c.per_match(c.tokens):,.0f}</td>"
+                    f"<td>{c.per_decision(c.tokens):,.0f}</td><td>{_money(c.cost_usd)}</td>"
+                    f"<td>{_money(c.per_match(c.cost_usd))}</td><td>{_money(c.per_decision(c.cost_usd))}</td>"
+                    f"<td>{c.per_decision(c.reasked):.1%}</td><td>{c.per_decision(c.fallbacks):.1%}</td></tr>")
+    caption = ("<caption>Summed from the decisions' metadata in the match log (tokens and cost as the agents "
+               "report them; reasoning and cached tokens are part of the completion and prompt tokens). "
+               "Re-asked: decisions that needed a re-ask (by the agent of its model, or by the referee); "
+               "fallback: decisions the failure policy played.</caption>")
+    return f"<h2>Cost and completion</h2><table>{caption}{head}{''.join(body)}</table>"

@@ -2,8 +2,10 @@
 
 The server multiplexes all of the agent's matches over one stream, so the session reads messages
 in one loop and answers each DecisionRequest (and Probe) in its own task: a slow decision in one
-match never holds up another match or the heartbeats. Everything sent goes through one queue
-because a gRPC stream takes one write at a time.
+match never holds up another match or the heartbeats. An agent whose `decide` is a plain function
+runs in the session's own thread pool, sized to the matches it plays at once (asyncio's default
+pool has only CPU count + 4 threads, which would make decisions of different matches wait for each
+other). Everything sent goes through one queue because a gRPC stream takes one write at a time.
 
 When the stream drops (the server is unreachable, restarting, or the connection was reset) the
 session opens a new one, with backoff, and presents its resume token: the server then re-sends
@@ -20,10 +22,13 @@ the wait the error quotes, as long as the server may still take it.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import logging
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -45,6 +50,10 @@ log = logging.getLogger(__name__)
 RECONNECTABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN})
 # Detect a dead server on a silent stream: ping every 20 s, give up after 10 s without an answer.
 CHANNEL_OPTIONS = [("grpc.keepalive_time_ms", 20_000), ("grpc.keepalive_timeout_ms", 10_000)]
+# Threads for agents whose decide is a plain function: per match played at once (several seats of one
+# match may be asked together), and never fewer than this.
+THREADS_PER_MATCH = 4
+MIN_THREADS = 32
 # The wait a RATE_LIMITED error quotes ("... retry after 0.004 s ..."), and the longest one honoured:
 # a longer quote would outlast any decision's deadline (the TypeScript and C++ bots do the same).
 RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?) s")
@@ -144,9 +153,18 @@ class Session:
         self._outbox: asyncio.Queue[pb.ConnectRequest] = asyncio.Queue()
         self._tasks: set[asyncio.Task] = set()
         self._sent: dict[tuple[str, int], _Sent] = {}       # (match id, decision id) -> Decision sent
+        self._threads: ThreadPoolExecutor | None = None     # for plain (not async) agent methods, made when needed
 
     async def run(self) -> list[ResultView]:
         """Plays until done and returns the finished matches; raises SessionError on failure."""
+        try:
+            return await self._run()
+        finally:
+            if self._threads is not None:
+                self._threads.shutdown(wait=False, cancel_futures=True)
+                self._threads = None
+
+    async def _run(self) -> list[ResultView]:
         while True:
             try:
                 await self._stream()
@@ -368,12 +386,15 @@ class Session:
             await asyncio.sleep(interval)
             self._outbox.put_nowait(convert.heartbeat())
 
-    @staticmethod
-    async def _call(method, view):
-        """Awaits an async agent method; runs a plain one in a worker thread."""
+    async def _call(self, method, view):
+        """Awaits an async agent method; runs a plain one in a worker thread of the session's pool."""
         if inspect.iscoroutinefunction(method):
             return await method(view)
-        return await asyncio.to_thread(method, view)
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(max(MIN_THREADS, THREADS_PER_MATCH * self.max_concurrent_matches),
+                                               thread_name_prefix="arena-agent")
+        call = functools.partial(contextvars.copy_context().run, method, view)
+        return await asyncio.get_running_loop().run_in_executor(self._threads, call)
 
     @staticmethod
     async def _notify(hook, view) -> None:
