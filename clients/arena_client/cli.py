@@ -76,7 +76,7 @@ async def _play_human(session: Session) -> list[ResultView]:
 
 
 def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
-    from .agents.llm_agent import REASONING_MODES
+    from .agents.llm_agent import DEFAULT_MAX_CONCURRENCY, HTTP_CLIENTS, REASONING_MODES
     from .prompts import AUTO, STYLES
 
     parser = subparsers.add_parser(
@@ -91,30 +91,44 @@ def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
                         help="environment variable holding the endpoint's key (default %(default)s)")
     parser.add_argument("--style", default=AUTO, choices=[AUTO, *STYLES],
                         help="prompt style (default %(default)s: the --preset's suite where it covers the game, "
-                             "else the only suite that played the game, else generic)")
+                             "else the only suite that played the game (gamebench: only by its presets), else "
+                             "generic)")
     parser.add_argument("--reasoning", default="plain", choices=REASONING_MODES,
                         help="answer only, think step by step first, or a majority vote over --samples "
                              "step-by-step replies (default %(default)s)")
     parser.add_argument("--samples", type=int, help="replies per decision for self-consistency (default 5)")
     parser.add_argument("--temperature", type=float,
                         help="sampling temperature (default: the suite's, gtbench 0.2, llmarena 0, gamabench 1; "
-                             "generic: the endpoint's)")
+                             "generic and gamebench: the endpoint's)")
     parser.add_argument("--max-tokens", type=int, help="reply length limit (default: gtbench and gamabench 1024)")
     parser.add_argument("--seed", type=int, help="sampling seed sent to the endpoint")
     parser.add_argument("--max-reasks", type=int, default=2, metavar="N",
                         help="re-ask the model with feedback after an unreadable or illegal answer, N times "
                              "(default %(default)s)")
-    parser.add_argument("--max-attempts", type=int, default=6, metavar="N",
-                        help="tries per request on rate limits, server errors and timeouts (default %(default)s)")
+    parser.add_argument("--max-attempts", type=int, default=None, metavar="N",
+                        help="tries per request on rate limits, server errors and timeouts (default: as many as the "
+                             "decision's deadline allows)")
     parser.add_argument("--retry-delay", type=float, default=1.0, metavar="SECONDS",
                         help="first back-off delay, doubled on each retry, unless the endpoint sends Retry-After "
                              "(default %(default)g)")
     parser.add_argument("--request-timeout", type=float, default=120.0, metavar="SECONDS",
                         help="limit per request, within the decision's own deadline (default %(default)g)")
+    parser.add_argument("--max-concurrency", type=int, default=None, metavar="N",
+                        help="requests to the model endpoint in flight at most (more wait their turn), and the size "
+                             "of the connection pool (default: --concurrency x the samples per decision, at least "
+                             f"{DEFAULT_MAX_CONCURRENCY})")
+    parser.add_argument("--http-client", choices=HTTP_CLIENTS, default="httpx",
+                        help="the openai package's transport: httpx, or aiohttp (openai's aiohttp extra; less CPU "
+                             "per request) (default %(default)s)")
+    parser.add_argument("--prices", metavar="JSON", default=os.environ.get("ARENA_LLM_PRICES"),
+                        help="price table for the cost logged with each decision: a JSON file mapping model names "
+                             '(or their prefixes) to US dollars per million tokens, {"MODEL": {"input": 2.5, '
+                             '"cached_input": 1.25, "output": 10}} (default: $ARENA_LLM_PRICES)')
     parser.add_argument("--price-per-1k-input", type=float, default=0.0, metavar="USD",
-                        help="price of 1000 prompt tokens, for the cost logged with each decision")
+                        help="price of 1000 prompt tokens, for the cost logged with each decision (overrides the "
+                             "table's input price)")
     parser.add_argument("--price-per-1k-output", type=float, default=0.0, metavar="USD",
-                        help="price of 1000 completion tokens")
+                        help="price of 1000 completion tokens (overrides the table's output price)")
     parser.add_argument("--no-log-prompts", action="store_true",
                         help="keep the prompts out of the decision metadata logged with the match")
     parser.add_argument("--vision", action="store_true",
@@ -133,18 +147,23 @@ def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _make_llm(args: argparse.Namespace):
-    from .agents.llm_agent import LLMAgent
+    from .agents.llm_agent import DEFAULT_MAX_CONCURRENCY, LLMAgent
 
     key = os.environ.get(args.api_key_env, "")
     if not key and not args.base_url:
         raise SystemExit(f"arena-agent: set ${args.api_key_env} to the endpoint's key (or name another variable "
                          "with --api-key-env)")
+    samples = (args.samples or 5) if args.reasoning == "self-consistency" else 1
+    # A match may ask several seats of the agent at once (self-play, simultaneous moves): by default the
+    # cap leaves room for them.
+    max_concurrency = args.max_concurrency or max(DEFAULT_MAX_CONCURRENCY, args.concurrency * samples)
     try:
         return LLMAgent(
             args.model, base_url=args.base_url, api_key=key or "none", style=args.style, preset=args.preset,
             reasoning=args.reasoning, samples=args.samples, temperature=args.temperature, max_tokens=args.max_tokens,
             seed=args.seed, max_reasks=args.max_reasks, max_attempts=args.max_attempts, retry_delay=args.retry_delay,
-            request_timeout=args.request_timeout, price_per_1k_input=args.price_per_1k_input,
+            request_timeout=args.request_timeout, max_concurrency=max_concurrency, http_client=args.http_client,
+            prices=args.prices, price_per_1k_input=args.price_per_1k_input,
             price_per_1k_output=args.price_per_1k_output, log_prompts=not args.no_log_prompts, vision=args.vision,
             probes=not args.no_probes, pgm=args.pgm)
     except ValueError as e:

@@ -422,7 +422,7 @@ def test_style_choice_by_game_and_preset():
     assert style_for("auto", "sealed_bid_auction", "gtbench_blind").name == "gtbench"
     assert style_for("auto", "iterated_prisoners_dilemma", "magic_3p").name == "generic"   # no MAgIC style
     assert style_for("gtbench", "guess_two_thirds_average").name == "gtbench"
-    assert set(STYLES) == {"generic", "gtbench", "llmarena", "gamabench"}
+    assert set(STYLES) == {"generic", "gtbench", "llmarena", "gamabench", "gamebench"}
     with pytest.raises(ValueError, match="unknown prompt style 'chatty'"):
         style_for("chatty", "nim")
 

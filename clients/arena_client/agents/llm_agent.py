@@ -19,6 +19,24 @@ asking the model for its private analysis of every other player's role or next m
 of them believes; the analysis goes into the decision prompt with the scenario's guidance, and into
 the decision's metadata ("pgm").
 
+Speed: decisions of different matches never wait for each other. Requests go out concurrently
+through one client and one connection pool per event loop, sized to `max_concurrency` (requests in
+flight at most; more wait their turn, and the wait is logged as "queued_s"). The body is posted as
+is (no per-request schema transform) and the reply read as JSON; `http_client="aiohttp"` (openai's
+aiohttp extra) takes less CPU time per request (about a third less in docs/benchmarks.md's run).
+A rate limit (429) or a server error (5xx), a timeout or a dropped connection is retried with
+back-off, or after the wait the endpoint names (Retry-After, retry-after-ms), for as long as the
+decision's deadline allows (`max_attempts` None, the default); an endpoint's Retry-After holds back
+every request of the agent until it has passed, so that many matches do not hammer a limited
+endpoint. Only when the deadline is past does the decision go unanswered, and the referee's failure
+policy apply.
+
+Cost: every decision's metadata carries prompt, completion, reasoning and cached tokens (as the
+endpoint reports them), the calls made, their retries and re-asks, the model's and the queue's time,
+and a cost in US dollars from the price of `model` in `prices` (a per-model table, in dollars per
+million tokens: input, cached_input, output, reasoning; see `load_prices`) or from
+price_per_1k_input/output.
+
 The `openai` package (the project's `llm` extra) is imported when the first request is made, never
 when the SDK is.
 """
@@ -27,6 +45,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
+import importlib
+import json
 import logging
 import random
 import time
@@ -45,6 +66,11 @@ from ..prompts import probe as probe_prompts
 log = logging.getLogger(__name__)
 
 REASONING_MODES = ("plain", "cot", "self-consistency")
+HTTP_CLIENTS = ("httpx", "aiohttp")
+DEFAULT_MAX_CONCURRENCY = 64    # requests in flight at most, unless told
+UNREACHABLE_ATTEMPTS = 6        # connection failures in a row (not timeouts) after which the endpoint is down
+NO_DEADLINE_ATTEMPTS = 6        # tries of one request when the decision has no deadline and max_attempts is None
+PRICE_KEYS = ("input", "cached_input", "output", "reasoning")
 SERVER_TEXT_LIMIT = 1000        # what the referee accepts as text when the game sets no limit of its own
 HEARD_KEPT = 200                # public lines kept per match for the probes' context
 
@@ -66,8 +92,11 @@ class _Tally:
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0          # of completion_tokens, where the endpoint says
+    cached_tokens: int = 0             # of prompt_tokens, where the endpoint says
     calls: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0               # in requests, answered or not
+    queued: float = 0.0                # waiting for a free request slot or an endpoint's Retry-After
     retries: list[dict[str, Any]] = field(default_factory=list)
     replies: list[str] = field(default_factory=list)
 
@@ -75,9 +104,69 @@ class _Tally:
         """Counts `other`'s calls in (its replies are logged on their own)."""
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.cached_tokens += other.cached_tokens
         self.calls += other.calls
         self.seconds += other.seconds
+        self.queued += other.queued
         self.retries += other.retries
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens. cached_input and reasoning default to input and output."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cached_input: float | None = None
+    reasoning: float | None = None
+
+    def cost(self, prompt: int, completion: int, cached: int = 0, reasoning: int = 0) -> float:
+        """The cost of a usage: cached prompt tokens at the cached rate, reasoning tokens (which
+        endpoints count in the completion tokens) at the reasoning rate."""
+        cached_rate = self.input if self.cached_input is None else self.cached_input
+        reasoning_rate = self.output if self.reasoning is None else self.reasoning
+        return ((prompt - cached) * self.input + cached * cached_rate
+                + (completion - reasoning) * self.output + reasoning * reasoning_rate) / 1e6
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: v for k, v in (("input", self.input), ("cached_input", self.cached_input),
+                                  ("output", self.output), ("reasoning", self.reasoning)) if v is not None}
+
+
+def load_prices(source: str | dict) -> dict[str, Price]:
+    """A price table: a JSON file (or its parsed dict) mapping model names to US dollars per million
+    tokens, e.g. {"gpt-4o": {"input": 2.5, "cached_input": 1.25, "output": 10}}. A model is priced
+    by its own name, else by the longest name in the table that starts it ("gpt-4o" prices
+    "gpt-4o-2024-08-06"). Raises ValueError on a malformed table."""
+    if isinstance(source, dict):
+        table = source
+    else:
+        try:
+            with open(source, encoding="utf-8") as f:
+                table = json.load(f)
+        except OSError as e:
+            raise ValueError(f"cannot read the price table {source}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"the price table {source} is not JSON: {e}") from None
+    if not isinstance(table, dict):
+        raise ValueError("a price table maps model names to prices")
+    prices = {}
+    for model, entry in table.items():
+        if not isinstance(entry, dict) or not set(entry) <= set(PRICE_KEYS) or not all(
+                isinstance(v, (int, float)) and v >= 0 for v in entry.values()):
+            raise ValueError(f"the price of {model!r} must map {', '.join(PRICE_KEYS)} to dollars per million "
+                             f"tokens (numbers >= 0), not {entry!r}")
+        prices[model] = Price(**{k: float(v) for k, v in entry.items()})
+    return prices
+
+
+def price_of(model: str, prices: dict[str, Price]) -> Price | None:
+    """`model`'s price in the table: its own entry, else the longest entry that prefixes it."""
+    if model in prices:
+        return prices[model]
+    prefixes = [name for name in prices if model.startswith(name)]
+    return prices[max(prefixes, key=len)] if prefixes else None
 
 
 @dataclass
@@ -114,16 +203,24 @@ class _PgmMemory:
 class LLMAgent(Agent):
     """Plays every decision by asking `model` through the OpenAI chat-completions API.
 
-    style: "auto" (by game and preset, see prompts.style_for), "generic", "gtbench", "llmarena" or
-      "gamabench". preset: the parameter preset the agent plays, which names the suite for "auto".
+    style: "auto" (by game and preset, see prompts.style_for), "generic", "gtbench", "llmarena",
+      "gamabench" or "gamebench". preset: the parameter preset the agent plays, which names the suite for "auto".
     reasoning: "plain" (answer only), "cot" (think step by step, then answer) or "self-consistency"
-      (`samples` step-by-step replies, majority vote over the actions they name).
+      (`samples` step-by-step replies, majority vote over the actions they name). A style may ask for
+      the reasoning in a call of its own (GameBench's CoT: the reasoning, then the answer in JSON mode).
     temperature, max_tokens: None uses the style's paper settings (generic: the endpoint's defaults).
     seed: sent to the endpoint (sample i of self-consistency gets seed + i).
     max_attempts, retry_delay, max_retry_delay: retries of one request on rate limits (429), server
       errors (5xx), timeouts and dropped connections, with exponential back-off from `retry_delay`
-      seconds, or the server's Retry-After, never waiting past the decision's deadline.
-    price_per_1k_input/output: US dollars per 1000 prompt/completion tokens, for the cost metadata.
+      seconds, or the server's Retry-After, never waiting past the decision's deadline. max_attempts
+      None (the default): as many tries as the deadline allows (6 without a deadline); a number caps
+      them. An endpoint that refuses connections 6 times in a row is taken to be down.
+    max_concurrency: requests in flight at most (others wait), and the connection pool's size.
+    prices: a per-model price table (see load_prices: a dict of Price, a dict as in the JSON file, or
+      the file's path); price_per_1k_input/output: US dollars per 1000 prompt/completion tokens,
+      which override the table's input and output prices when given (non-zero).
+    http_client: "httpx" (the openai package's own transport) or "aiohttp" (openai's aiohttp extra:
+      less CPU time per request, for many requests at once).
     log_prompts: False keeps the prompts out of the decision metadata (replies and counts stay).
     vision: the model reads images: the server sends pictures of the view where a game renders one
       (Hive's board), and they go with the decision's prompt as image parts of its last user message
@@ -144,18 +241,23 @@ class LLMAgent(Agent):
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str = "", style: str = AUTO,
                  preset: str = "", reasoning: str = "plain", samples: int | None = None,
                  temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None,
-                 max_reasks: int = 2, max_attempts: int = 6, retry_delay: float = 1.0, max_retry_delay: float = 60.0,
-                 request_timeout: float = 120.0, price_per_1k_input: float = 0.0, price_per_1k_output: float = 0.0,
-                 log_prompts: bool = True, vision: bool = False, probes: bool = True, pgm: bool = False):
+                 max_reasks: int = 2, max_attempts: int | None = None, retry_delay: float = 1.0,
+                 max_retry_delay: float = 60.0, request_timeout: float = 120.0, max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+                 prices: dict | str | None = None, price_per_1k_input: float = 0.0, price_per_1k_output: float = 0.0,
+                 http_client: str = "httpx", log_prompts: bool = True, vision: bool = False, probes: bool = True,
+                 pgm: bool = False):
         if reasoning not in REASONING_MODES:
             raise ValueError(f"reasoning must be one of {', '.join(REASONING_MODES)}, not {reasoning!r}")
         if samples is not None and reasoning != "self-consistency":
             raise ValueError("samples apply only to self-consistency reasoning")
         style_for(style, "")            # refuses an unknown style now rather than at the first decision
         self.samples = (samples or 5) if reasoning == "self-consistency" else 1
-        if self.samples < 1 or max_reasks < 0 or max_attempts < 1 or retry_delay < 0 or request_timeout <= 0:
-            raise ValueError("samples and max_attempts must be at least 1, max_reasks, retry_delay and "
-                             "request_timeout not negative")
+        if (self.samples < 1 or max_reasks < 0 or (max_attempts is not None and max_attempts < 1) or retry_delay < 0
+                or request_timeout <= 0 or max_concurrency < 1 or price_per_1k_input < 0 or price_per_1k_output < 0):
+            raise ValueError("samples, max_attempts and max_concurrency must be at least 1, max_reasks, retry_delay "
+                             "and prices not negative, request_timeout positive")
+        if http_client not in HTTP_CLIENTS:
+            raise ValueError(f"http_client must be one of {', '.join(HTTP_CLIENTS)}, not {http_client!r}")
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
@@ -170,15 +272,30 @@ class LLMAgent(Agent):
         self.retry_delay = retry_delay
         self.max_retry_delay = max_retry_delay
         self.request_timeout = request_timeout
-        self.price_per_1k_input = price_per_1k_input
-        self.price_per_1k_output = price_per_1k_output
+        self.max_concurrency = max_concurrency
+        self.http_client = http_client
+        table = prices if isinstance(prices, dict) and all(isinstance(v, Price) for v in prices.values()) \
+            else load_prices(prices) if prices is not None else {}
+        self.prices: dict[str, Price] = table
+        price = price_of(model, table) or Price()
+        if price_per_1k_input:
+            price = Price(price_per_1k_input * 1000, price.output, price.cached_input, price.reasoning)
+        if price_per_1k_output:
+            price = Price(price.input, price_per_1k_output * 1000, price.cached_input, price.reasoning)
+        self.price = price
         self.log_prompts = log_prompts
         self.wants_images = vision
         self.probes = probes
         self.pgm = pgm
+        self._json_mode = True                           # the endpoint takes response_format (until it refuses)
         self.version = model
         self._client = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._slots: asyncio.Semaphore | None = None     # requests in flight, per event loop like the client
+        self._response_class = None                      # the HTTP library's Response: posts return it raw
+        self._paused_until = 0.0                         # time.monotonic() before which no request starts
+        self.in_flight = 0                               # requests open now, and the most at once
+        self.max_in_flight = 0
         self._conversations: dict[tuple[str, int], list[tuple[str, str]]] = {}
         # For probes: each seat's match and latest view (with how many public lines it had heard),
         # and each match's public lines.
@@ -269,6 +386,7 @@ class LLMAgent(Agent):
             if not run.done():
                 run.cancel()
             await asyncio.gather(run, return_exceptions=True)
+            await self.aclose()
         if self._failure is not None:
             raise self._failure
         return run.result()
@@ -300,7 +418,7 @@ class LLMAgent(Agent):
         key = (request.match_id, request.seat)
         think = self.reasoning != "plain"
         prompt = style.build(request, think, self._conversations.get(key, ()))
-        sampling = self._sampling(style)
+        sampling = self._sampling(style, prompt)
         tally = _Tally()
         messages = list(prompt.messages)
         pgm: dict[str, Any] | None = None
@@ -311,6 +429,14 @@ class LLMAgent(Agent):
                 messages[-1] = pgm_prompts.with_section(messages[-1], section)
         if self.wants_images and request.images:
             messages[-1] = _with_images(messages[-1], request.images)
+        thought = None
+        then = getattr(prompt, "then", None)     # a style that asks for the reasoning in a call of its own
+        if then is not None:
+            # GameBench's CoT: the reasoning (free text, at most half the time left), then `then` asks for the answer.
+            limit = None if deadline is None else time.monotonic() + (deadline - time.monotonic()) / 2
+            free = {k: v for k, v in sampling.items() if k != "response_format"}
+            thought = await self._complete(messages, self._params(free), tally, limit)
+            messages += [{"role": "assistant", "content": thought}, {"role": "user", "content": then}]
         feedback: list[str] = []
         votes: dict[str, int] = {}
         # A suite may re-ask some games less (LLMArena's Hanabi: once); the agent's bound still holds.
@@ -337,12 +463,17 @@ class LLMAgent(Agent):
             if voted is not None:
                 pgm["vote"] = {"belief": voted.text, "model": reading.action.text if reading.action else None}
                 reading = Reading(voted, reading.answer)
-        return self._choice(request, prompt, reading, reply, messages, tally, sampling, feedback, votes, pgm)
+        return self._choice(request, prompt, reading, reply, messages, tally, sampling, feedback, votes, pgm, thought)
 
-    def _sampling(self, style: Style) -> dict:
-        return {"temperature": style.temperature if self.temperature is None else self.temperature,
-                "max_tokens": style.max_tokens if self.max_tokens is None else self.max_tokens,
-                "seed": self.seed}
+    def _sampling(self, style: Style, prompt: Prompt | None = None) -> dict:
+        sampling = {"temperature": style.temperature if self.temperature is None else self.temperature,
+                    "max_tokens": style.max_tokens if self.max_tokens is None else self.max_tokens,
+                    "seed": self.seed}
+        # JSON mode (GameBench's) for the style's own prompts, while the endpoint accepts it.
+        response_format = getattr(style, "response_format", None)
+        if response_format and prompt is not None and prompt.style == style.name and self._json_mode:
+            sampling["response_format"] = response_format
+        return sampling
 
     def _params(self, sampling: dict, sample: int = 0) -> dict:
         """The request's sampling parameters; sample i of self-consistency gets seed + i."""
@@ -391,12 +522,11 @@ class LLMAgent(Agent):
 
     def _choice(self, request: DecisionView, prompt: Prompt, reading: Reading, reply: str, messages: list,
                 tally: _Tally, sampling: dict, feedback: list[str], votes: dict[str, int],
-                pgm: dict[str, Any] | None = None) -> Choice:
+                pgm: dict[str, Any] | None = None, thought: str | None = None) -> Choice:
         extra: dict[str, Any] = {
             "model": self.model, "style": prompt.style, "reasoning_mode": self.reasoning, "samples": self.samples,
             "sampling": sampling, "responses": tally.replies, "answer": reading.answer, "reasks": len(feedback),
-            "feedback": feedback, "calls": tally.calls, "model_seconds": round(tally.seconds, 3),
-            "api_retries": tally.retries,
+            "feedback": feedback, **self._usage(tally),
         }
         if pgm is not None:
             extra["pgm"] = pgm
@@ -407,10 +537,10 @@ class LLMAgent(Agent):
         if request.feedback:
             extra["referee_feedback"] = request.feedback
             extra["referee_attempt"] = request.attempt
-        cost = (tally.prompt_tokens * self.price_per_1k_input
-                + tally.completion_tokens * self.price_per_1k_output) / 1000
-        common = dict(reasoning=reply, prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
-                      cost_usd=cost, extra=extra)
+        # The reasoning: the reply, or the reasoning call's when the style made one (GameBench's CoT).
+        common = dict(reasoning=reply if thought is None else thought,
+                      prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
+                      cost_usd=self._cost(tally), extra=extra)
         limit = request.text_action.max_length if request.text_action else SERVER_TEXT_LIMIT
         if prompt.whole_reply:
             # A message turn in the game's own answer layout (talk, then the plan line): the game's
@@ -429,6 +559,19 @@ class LLMAgent(Agent):
         text = reading.answer or reply or "(empty reply)"
         return Choice(text=text[-limit:], **common)
 
+    def _cost(self, tally: _Tally) -> float:
+        return self.price.cost(tally.prompt_tokens, tally.completion_tokens, tally.cached_tokens,
+                               tally.reasoning_tokens)
+
+    def _usage(self, tally: _Tally) -> dict[str, Any]:
+        """The accounting logged in every decision's metadata (extra), beside its token counts."""
+        usage = {"calls": tally.calls, "model_seconds": round(tally.seconds, 3), "queued_s": round(tally.queued, 3),
+                 "reasoning_tokens": tally.reasoning_tokens, "cached_tokens": tally.cached_tokens,
+                 "retries": len(tally.retries), "api_retries": tally.retries}
+        if self.price.as_dict():
+            usage["price_per_1m"] = self.price.as_dict()
+        return usage
+
     async def _sample(self, messages: list, sampling: dict, tally: _Tally, deadline: float | None) -> list[str]:
         """`samples` replies to the same messages, asked concurrently; at least one, or an error."""
         outcomes = await asyncio.gather(*(self._complete(messages, self._params(sampling, i), tally, deadline)
@@ -442,58 +585,126 @@ class LLMAgent(Agent):
         return replies
 
     async def _complete(self, messages: list, params: dict, tally: _Tally, deadline: float | None) -> str:
-        """One reply, retrying rate limits, server errors, timeouts and dropped connections."""
+        """One reply, retrying rate limits, server errors, timeouts and dropped connections for as long
+        as the deadline allows (or max_attempts tries); raises ModelError when none came in time."""
         openai = _openai()
+        api = self._api()
+        body = {"model": self.model, "messages": messages, **params}
+        attempts = self.max_attempts or (None if deadline is not None else NO_DEADLINE_ATTEMPTS)
         last = ""
-        failures = 0
-        unreachable = False
-        for attempt in range(1, self.max_attempts + 1):
-            timeout = self.request_timeout if deadline is None else min(self.request_timeout,
-                                                                         deadline - time.monotonic())
-            if timeout <= 0:
+        failures = refused_connections = 0
+        attempt = 0
+        while attempts is None or attempt < attempts:
+            attempt += 1
+            # Wait for a request slot and for any Retry-After the endpoint gave (to any request).
+            queued = time.monotonic()
+            if not await self._acquire(deadline):
+                tally.queued += time.monotonic() - queued
                 break
+            tally.queued += time.monotonic() - queued
             started = time.monotonic()
+            timeout = self.request_timeout if deadline is None else min(self.request_timeout, deadline - started)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             try:
-                response = await self._api().chat.completions.create(model=self.model, messages=messages,
-                                                                     timeout=timeout, **params)
+                if timeout <= 0:
+                    break
+                response = await api.post("/chat/completions", cast_to=self._response_class, body=body,
+                                          options={"timeout": timeout})
+                reply = self._record(response, tally)
             except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
                 raise self._refused(e) from None
             except openai.NotFoundError as e:
                 raise ModelUnavailable(f"the model endpoint {self._endpoint()} answered 404 for model {self.model!r} "
                                        f"({_message(e)}): check --base-url and --model") from None
             except openai.APIConnectionError as e:       # timeouts included
-                unreachable = not isinstance(e, openai.APITimeoutError)
-                last, wait = f"{type(e).__name__}: {_cause(e)}", self._backoff(attempt)
+                refused_connections = refused_connections + 1 if _refused_connection(e, openai) else 0
+                last, wait, told = f"{type(e).__name__}: {_cause(e)}", self._backoff(attempt), False
             except openai.APIStatusError as e:
-                unreachable = False
-                if e.status_code not in (408, 409, 429) and e.status_code < 500:
+                refused_connections = 0
+                if e.status_code == 400 and "response_format" in body:
+                    # An endpoint without JSON mode: asked again without it, as every later request is.
+                    self._json_mode = False
+                    body = {k: v for k, v in body.items() if k != "response_format"}
+                    last, wait, told = f"400: {_message(e)} (asked again without JSON mode)", 0.0, False
+                elif e.status_code not in (408, 409, 429) and e.status_code < 500:
                     raise ModelError(f"{self._endpoint()} refused the request ({e.status_code}): {_message(e)}") \
                         from None
-                wait = _retry_after(e.response.headers)
-                wait = self._backoff(attempt) if wait is None else min(wait, self.max_retry_delay)
-                last = f"{e.status_code}: {_message(e)}"
+                else:
+                    wait = _retry_after(e.response.headers)
+                    told = wait is not None
+                    wait = self._backoff(attempt) if wait is None else min(wait, self.max_retry_delay)
+                    last = f"{e.status_code}: {_message(e)}"
+            except ValueError as e:                       # not JSON, or not a chat completion
+                refused_connections = 0
+                last, wait, told = f"unreadable answer: {e}", self._backoff(attempt), False
             else:
+                return reply
+            finally:
+                self.in_flight -= 1
+                self._slots.release()
                 tally.seconds += time.monotonic() - started
-                return self._record(response, tally)
-            tally.seconds += time.monotonic() - started
             failures += 1
             tally.retries.append({"attempt": attempt, "problem": last, "wait_s": round(wait, 3)})
-            if attempt == self.max_attempts or (deadline is not None and time.monotonic() + wait >= deadline):
+            if refused_connections >= UNREACHABLE_ATTEMPTS:
+                raise ModelUnavailable(f"cannot reach the model endpoint {self._endpoint()}: {last}")
+            if told:      # the endpoint named its wait: every request of this agent holds back until then
+                self._paused_until = max(self._paused_until, time.monotonic() + wait)
+            if (attempts is not None and attempt >= attempts) or (
+                    deadline is not None and time.monotonic() + wait >= deadline):
                 break
             await asyncio.sleep(wait)
-        if unreachable and failures == self.max_attempts:
+        if refused_connections and refused_connections == failures and failures >= (attempts or UNREACHABLE_ATTEMPTS):
             raise ModelUnavailable(f"cannot reach the model endpoint {self._endpoint()}: {last}")
         raise ModelError(f"no reply from {self._endpoint()} in time after {failures} failed attempts"
                          + (f" (last: {last})" if last else ""))
 
+    async def _acquire(self, deadline: float | None) -> bool:
+        """Takes a request slot once the endpoint's last Retry-After has passed; False (and no slot)
+        when the deadline comes first."""
+        while True:
+            pause = self._paused_until - time.monotonic()
+            if pause > 0:
+                if deadline is not None and time.monotonic() + pause >= deadline:
+                    return False
+                await asyncio.sleep(pause)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._slots.acquire(), left) if left is not None and self._slots.locked() \
+                    else await self._slots.acquire()
+            except asyncio.TimeoutError:
+                return False
+            if self._paused_until <= time.monotonic():
+                return True
+            self._slots.release()        # a Retry-After came while this request waited for its slot
+
     def _record(self, response, tally: _Tally) -> str:
+        """The reply's text, its usage counted into `tally`. Raises ValueError when the answer is not
+        a chat completion."""
+        try:
+            data = json.loads(response.content)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ValueError(f"not JSON ({e})") from None
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
         tally.calls += 1
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            tally.prompt_tokens += usage.prompt_tokens or 0
-            tally.completion_tokens += usage.completion_tokens or 0
-        choices = getattr(response, "choices", None) or []
-        text = (choices[0].message.content or "") if choices else ""
+        usage = data.get("usage") or {}
+        if isinstance(usage, dict):
+            tally.prompt_tokens += _count(usage.get("prompt_tokens"))
+            tally.completion_tokens += _count(usage.get("completion_tokens"))
+            prompt_details = usage.get("prompt_tokens_details") or {}
+            completion_details = usage.get("completion_tokens_details") or {}
+            tally.cached_tokens += _count(prompt_details.get("cached_tokens") if isinstance(prompt_details, dict)
+                                          else None) or _count(usage.get("prompt_cache_hit_tokens"))
+            tally.reasoning_tokens += _count(completion_details.get("reasoning_tokens")
+                                             if isinstance(completion_details, dict) else None)
+        choices = data.get("choices") or []
+        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+        text = (message.get("content") or "") if isinstance(message, dict) else ""
+        if isinstance(text, list):       # content parts
+            text = "".join(part.get("text", "") for part in text if isinstance(part, dict))
         tally.replies.append(text)
         return text
 
@@ -508,11 +719,37 @@ class LLMAgent(Agent):
         # One client per event loop: its connection pool belongs to the loop that opened it.
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
+            openai = _openai()
             # Our own retry loop handles 429/5xx (bounded by each decision's deadline), so the SDK's is off.
-            self._client = _openai().AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
-                                                 timeout=self.request_timeout)
+            self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0,
+                                              timeout=self.request_timeout, http_client=self._http_client(openai))
             self._client_loop = loop
+            self._slots = asyncio.Semaphore(self.max_concurrency)
+            self._response_class = _http_module(openai).Response
         return self._client
+
+    def _http_client(self, openai):
+        """An HTTP client whose pool keeps `max_concurrency` connections open (the SDK's default
+        keeps 100), on the transport asked for."""
+        if not hasattr(openai, "DefaultAsyncHttpxClient"):
+            return None                    # openai before 1.17: its own client and pool
+        http = _http_module(openai)
+        limits = http.Limits(max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency)
+        options = dict(limits=limits, timeout=self.request_timeout)
+        if self.http_client == "aiohttp":
+            if not hasattr(openai, "DefaultAioHttpClient"):
+                raise ModelUnavailable("this openai package has no aiohttp transport: upgrade openai, or use httpx")
+            try:
+                return openai.DefaultAioHttpClient(**options)
+            except RuntimeError:           # the aiohttp extra is not installed
+                raise ModelUnavailable("the aiohttp transport needs aiohttp: pip install 'openai[aiohttp]'") from None
+        return openai.DefaultAsyncHttpxClient(**options)
+
+    async def aclose(self) -> None:
+        """Closes the HTTP client of the running event loop (its open connections)."""
+        client, self._client = self._client, None
+        if client is not None and self._client_loop is asyncio.get_running_loop():
+            await client.close()
 
     def _endpoint(self) -> str:
         return str(self._api().base_url).rstrip("/")
@@ -542,6 +779,34 @@ def _loggable(message: dict) -> dict:
             part = {"type": "image_url", "image_url": {"url": f"{head},<{len(data) * 3 // 4} bytes>"}}
         parts.append(part)
     return {**message, "content": parts}
+
+
+def _http_module(openai):
+    """The HTTP library the openai package is built on (httpx, or httpx2 in its later versions)."""
+    for base in getattr(openai, "DefaultAsyncHttpxClient", object).__mro__:
+        if base.__name__ == "AsyncClient":
+            return importlib.import_module(base.__module__.partition(".")[0])
+    import httpx
+    return httpx
+
+
+def _refused_connection(error, openai) -> bool:
+    """Whether a connection error says the endpoint is not there (refused, unreachable, unknown
+    host) rather than slow: the transports wrap the socket's error differently (aiohttp's reports a
+    refused connection as a connect timeout)."""
+    seen = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.ENETUNREACH):
+            return True
+        if isinstance(seen, ConnectionRefusedError) or "Connect call failed" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return not isinstance(error, openai.APITimeoutError)
+
+
+def _count(value) -> int:
+    """A token count from a usage object: 0 where the endpoint gives none (or nonsense)."""
+    return value if isinstance(value, int) and value > 0 else 0
 
 
 def _openai():
