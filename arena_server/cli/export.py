@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator
 from .common import add_client_args, stubs
 
 SCHEMA_VERSION = 1
-FORMATS = ("jsonl", "parquet")
+FORMATS = ("jsonl", "parquet", "gamebench")
 # Decision metadata fields copied onto a decision line (DecisionMetadata as the log keeps it).
 TOKEN_FIELDS = (("promptTokens", "prompt_tokens"), ("completionTokens", "completion_tokens"))
 EXTRA_FIELDS = ("reasoning_tokens", "cached_tokens", "calls", "retries", "reasks", "model_seconds", "model", "style")
@@ -36,8 +36,10 @@ def add_parsers(sub) -> None:
     p.add_argument("--local", action="store_true", help="read the database file --db directly, without a server")
     p.add_argument("--out", "-o", default="-", help="output file (default: standard output; Parquet needs a file)")
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="jsonl (default) or parquet (needs pyarrow: pip install 'arena[parquet]'); by default "
-                        "taken from --out's extension")
+                   help="jsonl (default) or parquet (needs pyarrow: pip install 'arena[parquet]'), by default "
+                        "taken from --out's extension; or gamebench: GameBench's released dataset format (one "
+                        "entry per finished two-sided match, each agent's points share), so runs here and "
+                        "GameBench's can be rated together")
     p.add_argument("--tournament", action="append", default=[], help="only this tournament (repeatable)")
     p.add_argument("--suite", default="", help="only the tournaments of this suite's runs (e.g. gtbench)")
     p.add_argument("--game", default="", help="only this game")
@@ -364,10 +366,37 @@ def _export(args) -> int:
             return 2
     names = _Names(args.anonymise)
     matches = _local_matches(args) if args.local else _remote_matches(args)
+    if fmt == "gamebench":
+        return _export_gamebench(matches, names, args.out)
     lines = (line for match in matches for line in match_lines(match, names, prompts=not args.no_prompts))
     counts = write(lines, args.out, fmt)
     where = "standard output" if args.out == "-" else args.out
     print(f"exported {counts['match']} matches, {counts['decision']} decisions to {where}", file=sys.stderr)
+    return 0
+
+
+def _export_gamebench(matches: Iterable[_Match], names: _Names, path: str) -> int:
+    """GameBench's matches.json: a JSON list of {"game", agent: score, other agent: score}."""
+    from types import SimpleNamespace
+
+    from ..ratings.gamebench import gamebench_entries
+
+    def record(match: _Match):
+        end = next((data for kind, data, _ in match.log if kind == "end"), None) or {}
+        players = [{**p, "agent_name": names(p["agent_name"])} for p in match.players]
+        return SimpleNamespace(game_id=match.game_id, status=match.status, players=players,
+                               result={"returns": end.get("returns"), "ranks": end.get("ranks")})
+
+    entries = gamebench_entries(record(m) for m in matches)
+    text = json.dumps(entries, indent=4) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    where = "standard output" if path == "-" else path
+    print(f"exported {len(entries)} matches in GameBench's format to {where} (only finished matches of two "
+          "sides, one agent each)", file=sys.stderr)
     return 0
 
 
