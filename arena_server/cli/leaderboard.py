@@ -61,7 +61,8 @@ def add_parsers(sub) -> None:
     other.add_argument("--nra-variant", choices=["sum_abs", "abs_sum"], default="sum_abs")
     out = board.add_argument_group("exports")
     out.add_argument("--csv", metavar="PATH", help="write the leaderboard as CSV")
-    out.add_argument("--plot", metavar="PATH", help="write a PNG plot of ratings with intervals")
+    out.add_argument("--plot", metavar="PATH", help="write a PNG plot of ratings with intervals (for "
+                                                  "--suite magic: the radar of its seven abilities)")
     out.add_argument("--html", metavar="PATH", help="write a static HTML report (leaderboard, pairwise win "
                      "matrix, per-game tables)")
     out.add_argument("--title", default="", help="title of the plot and report")
@@ -171,10 +172,13 @@ def _leaderboard(args) -> int:
         write_csv(rows, args.csv, has_interval=board.has_interval, costs=costs)
         print(f"wrote {args.csv}")
     if args.plot:
-        from ..ratings.report import plot_ratings
+        from ..ratings.report import has_abilities, plot_radar, plot_ratings
 
-        plot_ratings(rows, args.plot, title=args.title or _title(args), xlabel=_method_label(board),
-                     has_interval=board.has_interval)
+        if has_abilities(rows):       # MAgIC's table: its plot is the radar of the seven abilities
+            plot_radar(rows, args.plot, title=args.title or _title(args))
+        else:
+            plot_ratings(rows, args.plot, title=args.title or _title(args), xlabel=_method_label(board),
+                         has_interval=board.has_interval)
         print(f"wrote {args.plot}")
     if args.html:
         from ..ratings.report import html_report

@@ -35,6 +35,8 @@ def add_parsers(sub) -> None:
     suite_run.add_argument("--timeout", type=non_negative_float, default=0,
                            help="stop following after this many seconds; the suite keeps running (default 0: to the "
                                 "end, which the server guarantees)")
+    suite_run.add_argument("--plot", metavar="PATH",
+                           help="magic: write the radar plot of the seven abilities of every agent in its table (PNG)")
     suite_run.add_argument("--no-costs", action="store_true",
                            help="leave out the closing cost-and-completion table (tokens, cost and the shares of "
                                 "decisions re-asked or played by the failure policy, per agent), which reads every "
@@ -64,6 +66,9 @@ def _suite_run(args) -> int:
 
     from ..service.arena import ABSENT_RULES as ABSENT_RULE_IDS
 
+    if args.plot and args.suite != "magic":
+        print(f"error: --plot draws MAgIC's radar; the {args.suite} suite has none", file=sys.stderr)
+        return 2
     stub, md = stubs(args)
     request = pb.RunSuiteRequest(suite=args.suite, agent_name=args.agent, matches_per_pairing=args.matches_per_pairing,
                                  seed=args.seed, on_absent=ABSENT_RULE_IDS[args.on_absent],
@@ -239,6 +244,12 @@ def _magic_report(stub, md, args, started) -> None:
     board = stub.GetLeaderboard(pb.GetLeaderboardRequest(suite=args.suite, method=pb.RATING_METHOD_SUITE_SCORE),
                                 metadata=md)
     print_magic_table(board)
+    if args.plot:
+        from ..ratings.report import plot_radar
+        from .leaderboard import _rows
+
+        plot_radar(_rows(board), args.plot, title="MAgIC abilities (x100)")
+        print(f"wrote {args.plot}")
 
 
 MAGIC_COLUMNS = (("win_rate", "Win Rate"), ("judgement", "Judge."), ("reasoning", "Reason."),

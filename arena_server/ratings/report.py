@@ -1,5 +1,6 @@
-"""Leaderboard exports: CSV, a PNG plot of ratings with intervals (matplotlib), and a small static
-HTML report of a tournament (leaderboard, pairwise win matrix, per-game tables).
+"""Leaderboard exports: CSV, a PNG plot of ratings with intervals (matplotlib), a radar plot of
+MAgIC's seven abilities, and a small static HTML report of a tournament (leaderboard, pairwise win
+matrix, per-game tables, the radar when the board carries the abilities).
 
 Every export shows the number of matches beside each rating and marks provisional ratings (fewer
 than `board.PROVISIONAL_MATCHES` matches) with "?"; interval columns appear only for methods that
@@ -24,6 +25,10 @@ from .board import PROVISIONAL_MATCHES, LeaderboardRow
 from .leaderboard import Leaderboard, LeaderboardQuery, compute_leaderboard, select
 from .outcomes import comparisons
 
+#: MAgIC's seven abilities (Table 1; keys of a magic suite-score row's details, ×100), the radar's axes.
+MAGIC_ABILITIES = (("judgement", "Judgement"), ("reasoning", "Reasoning"), ("deception", "Deception"),
+                   ("self_awareness", "Self-awareness"), ("cooperation", "Cooperation"),
+                   ("coordination", "Coordination"), ("rationality", "Rationality"))
 CSV_COLUMNS = ["rank", "agent", "rating", "matches", "provisional", "lower", "upper", "wins", "draws", "losses"]
 INTERVAL_COLUMNS = ("lower", "upper")
 
@@ -92,6 +97,45 @@ def plot_ratings(rows: Sequence[LeaderboardRow], path: str | Path | io.BytesIO, 
         plt.close(fig)
 
 
+def has_abilities(rows: Sequence[LeaderboardRow]) -> bool:
+    return any(key in r.extra for r in rows for key, _ in MAGIC_ABILITIES)
+
+
+def plot_radar(rows: Sequence[LeaderboardRow], path: str | Path | io.BytesIO, *, title: str = "",
+               axes: Sequence[tuple[str, str]] = MAGIC_ABILITIES) -> None:
+    """A radar plot of each agent's scores on `axes` (keys of the rows' details), 0 at the centre and
+    100 (or the largest score, when one is larger: the paper's Self-awareness and Rationality add two
+    rates) at the rim. An ability not measured for an agent leaves a gap in its outline (PNG)."""
+    import math
+
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    angles = [2 * math.pi * k / len(axes) for k in range(len(axes))]
+    values = {r.agent_name: [r.extra.get(key, math.nan) for key, _ in axes] for r in rows}
+    rim = max([100.0] + [v for vs in values.values() for v in vs if not math.isnan(v)])
+    fig, ax = plt.subplots(figsize=(6.5, 6.5), dpi=110, subplot_kw={"projection": "polar"})
+    try:
+        for name, scores in values.items():
+            closed = scores + scores[:1]
+            line, = ax.plot(angles + angles[:1], closed, marker="o", linewidth=1.5, label=name)
+            if not any(math.isnan(v) for v in scores):
+                ax.fill(angles, scores, color=line.get_color(), alpha=0.12)
+        ax.set_xticks(angles)
+        ax.set_xticklabels([label for _, label in axes])
+        ax.set_ylim(0, rim)
+        ax.set_rlabel_position(180 / len(axes))      # between the first two axes, clear of the labels
+        ax.legend(loc="upper right", bbox_to_anchor=(1.25, 1.1), fontsize="small")
+        if title:
+            ax.set_title(title, pad=24)
+        fig.tight_layout()
+        fig.savefig(path, format="png")
+    finally:
+        plt.close(fig)
+
+
 def pairwise_scores(matches: Iterable[MatchRecord], scoring: str = "rank",
                     pool: Iterable[str] | None = None) -> dict[tuple[str, str], tuple[float, float]]:
     """(row agent, column agent) → (mean score of row against column, comparisons), ties ½."""
@@ -123,9 +167,12 @@ def _board_table(board: Leaderboard) -> str:
     return f"<table>{note}{head}{''.join(body)}</table>"
 
 
-def _png_data_uri(board: Leaderboard, title: str) -> str:
+def _png_data_uri(board: Leaderboard, title: str, plot=None) -> str:
     buf = io.BytesIO()
-    plot_ratings(board.rows, buf, title=title, has_interval=board.has_interval)
+    if plot is None:
+        plot_ratings(board.rows, buf, title=title, has_interval=board.has_interval)
+    else:
+        plot(board.rows, buf, title=title)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
@@ -165,6 +212,9 @@ def html_report(matches: Sequence[MatchRecord], path: str | Path, *, title: str 
     ]
     if overall.rows:
         parts.append(f"<img alt='ratings with intervals' src='{_png_data_uri(overall, 'Ratings')}'>")
+    if has_abilities(overall.rows):
+        parts.append("<h2>Abilities</h2><img alt='radar plot of the seven MAgIC abilities' "
+                     f"src='{_png_data_uri(overall, 'MAgIC abilities (x100)', plot_radar)}'>")
     parts.append("<h2>Pairwise win matrix</h2><table class='matrix'><caption>Mean " + meaning + " of the row "
                  "agent against the column agent in their direct meetings; comparisons in brackets."
                  "</caption><tr><th></th>" + "".join(f"<th>{html.escape(a)}</th>" for a in agents) + "</tr>")

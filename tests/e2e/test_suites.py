@@ -201,12 +201,15 @@ def test_magic_suite_seats_the_challenger_in_every_role_asks_the_probes_and_prin
         wait_connected(server, "magic-candidate")
         run = subprocess.run([sys.executable, "-m", "arena_server.cli", "suite", "run", "magic", "--agent",
                               "magic-candidate", "--opponents", "random", "--matches-per-pairing", "2", "--server",
-                              server.address, "--key", server.admin_key, "--timeout", "600"],
+                              server.address, "--key", server.admin_key, "--timeout", "600",
+                              "--plot", str(tmp_path / "radar.png")],
                              capture_output=True, text=True, timeout=660)
         assert run.returncode == 0, run.stderr + agent_log.read_text()[-2000:] + server.log_path.read_text()[-2000:]
     finally:
         agent.terminate()
         agent.wait(10)
+    assert f"wrote {tmp_path / 'radar.png'}" in run.stdout
+    assert (tmp_path / "radar.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     stub = server.arena_stub()
     board = stub.GetLeaderboard(apb.GetLeaderboardRequest(suite="magic", method=apb.RATING_METHOD_SUITE_SCORE),

@@ -144,3 +144,26 @@ def test_methods_without_an_interval_print_and_export_no_interval_columns(tmp_pa
     assert "lower" in header and "upper" in header
     with open(tmp_path / "e.csv") as f:
         assert all(float(r["lower"]) < float(r["upper"]) for r in csv.DictReader(f))
+
+
+def test_magic_radar_draws_each_agents_abilities_and_the_html_report_carries_it(tmp_path):
+    from arena_server.ratings import LeaderboardRow
+    from arena_server.ratings.report import MAGIC_ABILITIES, has_abilities, plot_radar
+
+    full = {key: 10.0 * (k + 1) for k, (key, _) in enumerate(MAGIC_ABILITIES)}
+    partial = {key: v for key, v in full.items() if key != "coordination"}     # not measured: a gap
+    rows = [LeaderboardRow("gpt-x", 50, 50, 50, extra=full), LeaderboardRow("defender", 40, 40, 40, extra=partial)]
+    assert has_abilities(rows) and not has_abilities([LeaderboardRow("a", 1, 1, 1, extra={"win_rate": 3.0})])
+    plot_radar(rows, tmp_path / "a.png", title="MAgIC")
+    higher = [LeaderboardRow("gpt-x", 50, 50, 50, extra={**full, "judgement": 95.0}), rows[1]]
+    plot_radar(higher, tmp_path / "b.png", title="MAgIC")
+    a, b = (tmp_path / "a.png").read_bytes(), (tmp_path / "b.png").read_bytes()
+    assert a[:8] == b"\x89PNG\r\n\x1a\n" and a != b          # the values are what is drawn
+
+    matches = [record("m1", ["gpt-x", "defender"], [1.0, 0.0])]
+    board = compute_leaderboard(matches, LeaderboardQuery(method="bradley_terry"))
+    page = html_report(matches, tmp_path / "plain.html", board=board)
+    assert "Abilities" not in page
+    board.rows[0].extra.update(full)
+    page = html_report(matches, tmp_path / "magic.html", board=board)
+    assert "<h2>Abilities</h2><img alt='radar plot of the seven MAgIC abilities' src='data:image/png;base64," in page
