@@ -6,8 +6,9 @@ structure (system, then rules summary, section map, observation, actions, JSON f
 action named by an id that reads back to it, the open-ended field exactly when the decision carries
 a message, and GameBench's invalid-answer policy (corrective messages, Explain, three attempts).
 Then the LLM agent through the real `openai` client against the local endpoint (fake_openai): JSON
-mode, CoT's two calls, and `arena-agent llm --preset gamebench` playing codenames, santorini and
-hive (with --vision) on a real server against the house random agent.
+mode, CoT's two calls, and `arena-agent llm --preset gamebench` playing codenames, santorini, hive
+(with --vision), are_you_the_traitor, two_rooms_and_a_boom and pit on a real server against the house
+random agent, with open-ended responses said as messages.
 """
 
 from __future__ import annotations
@@ -380,8 +381,10 @@ def test_an_endpoint_without_json_mode_is_asked_without_it(move):
 
 # ---- end to end: `arena-agent llm --preset gamebench` on a real server --------------------------------
 
-E2E = {"codenames": {}, "santorini": {}, "hive": {"max_turns": 6}}
+E2E = {"codenames": {}, "santorini": {}, "hive": {"max_turns": 6}, "are_you_the_traitor": {}, "two_rooms_and_a_boom": {}, "pit": {}}
 _PREDEFINED = re.compile(r'^  "(.+?)": ', re.MULTILINE)
+_OPEN_ENDED = re.compile(r'Open-ended actions [^\n]*\n  "(.+?)": ')
+OPEN_TEXT = "Who among you has seen the treasure?"
 
 
 def gamebench_player():
@@ -405,7 +408,13 @@ def gamebench_player():
             with lock:
                 word = "".join(chr(ord("a") + int(d)) for d in str(next(clues)))
             return text(answer("clue", f"zq{word},1"))
-        return text(answer(_PREDEFINED.search(user.split("Predefined actions")[1]).group(1)))
+        open_ended = _OPEN_ENDED.search(user)
+        if open_ended:      # a question, an answer or an exchange: say it
+            return text(answer(open_ended.group(1), OPEN_TEXT))
+        action = _PREDEFINED.search(user.split("Predefined actions")[1]).group(1)
+        if 'write your message in "openended_response"' in user:      # a move with talk: say something
+            return text(answer(action, OPEN_TEXT))
+        return text(answer(action))
     return reply
 
 
@@ -419,7 +428,7 @@ def test_arena_agent_llm_plays_gamebench_games_in_its_json_style(server_factory,
         try:
             wait_connected(server, "gb-bot")
             stub = server.arena_stub()
-            reasked = said = 0
+            reasked, spoken = 0, {game: 0 for game in E2E}
             for game, parameters in E2E.items():
                 tournament = run_tournament(server, game, ["gb-bot", "random"], preset="gamebench",
                                             parameters=parameters, timeout=90)
@@ -449,12 +458,17 @@ def test_arena_agent_llm_plays_gamebench_games_in_its_json_style(server_factory,
                         else:
                             assert user.startswith(f"You are playing {gamebench.RULES[game].title}.")
                     reasked += sum(extra["reasks"] for extra in asked)
-                    actions = [MessageToDict(e.data) for e in log if e.kind == "action" and e.data["seat"] in seats]
-                    clues = [a["message"] for a in actions if "message" in a]
-                    assert not clues or game == "codenames"       # Red's spymaster always gives one
-                    assert all(re.fullmatch(r"zq[a-j]+", c) for c in clues)
-                    said += len(clues)
-            assert reasked > 0 and said > 0
+                    entries = [MessageToDict(e.data) for e in log if e.kind in ("action", "actions")]
+                    said = [a["message"] for a in entries if a.get("seat") in seats and "message" in a]
+                    said += [text for a in entries if "seats" in a       # a simultaneous move's messages
+                             for seat, text in enumerate(a.get("messages") or []) if seat in seats and text]
+                    if game == "codenames":       # the clue's word; Red's spymaster always gives one
+                        assert all(re.fullmatch(r"zq[a-j]+", c) for c in said)
+                    else:                         # the open-ended responses, said as messages
+                        assert set(said) <= {OPEN_TEXT}, (game, said)
+                    spoken[game] += len(said)
+            assert reasked > 0
+            assert spoken["codenames"] and spoken["are_you_the_traitor"] and spoken["two_rooms_and_a_boom"], spoken
         finally:
             bot.terminate()
             bot.wait(10)
