@@ -26,6 +26,7 @@ import grpc
 
 from arena.v1 import agent_service_pb2 as pb
 
+from . import metrics
 from .auth import key_from_metadata
 
 # Past this many tracked keys, buckets that have refilled completely are forgotten: a full bucket
@@ -96,6 +97,7 @@ class RateLimiter:
         wait = self.acquire(key)
         if not wait:
             return None
+        metrics.RATE_LIMITED.labels("message").inc()
         error = pb.Error(code=pb.ERROR_CODE_RATE_LIMITED, message=self.explain(wait) + "; the message was dropped")
         if message.WhichOneof("message") == "decision":
             error.match_id = echo(message.decision.match_id)
@@ -121,7 +123,10 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or key is None:
             return handler
         wait = self.limiter.acquire(key)
-        return handler if not wait else _refusing(handler, self.limiter.explain(wait), wait)
+        if not wait:
+            return handler
+        metrics.RATE_LIMITED.labels("call").inc()
+        return _refusing(handler, self.limiter.explain(wait), wait)
 
 
 def _refusing(handler: grpc.RpcMethodHandler, message: str, wait: float) -> grpc.RpcMethodHandler:

@@ -8,7 +8,6 @@ import fcntl
 import inspect
 import os
 import secrets
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from grpc_reflection.v1alpha import reflection
 from arena.v1 import agent_service_pb2, agent_service_pb2_grpc, arena_service_pb2, arena_service_pb2_grpc
 from arena.v1 import spectator_service_pb2, spectator_service_pb2_grpc
 
-from . import auth
+from . import auth, logs, metrics
 from .coordinator import Coordinator
 from .federation.keys import KeyFileError
 from .federation.service import serve_federation
@@ -33,7 +32,7 @@ from .referee import Rules
 from .service.agent import AgentService
 from .service.arena import ArenaService
 from .service.spectator import SpectatorService
-from .store import Store
+from .store import Store, StoreError, is_postgres_url
 
 log = structlog.get_logger("arena.server")
 
@@ -71,6 +70,7 @@ class ServerConfig:
     rate_limit: float = 10_000.0
     rate_burst: float = 20_000.0
     max_unread_messages: int = 10_000       # queued for an agent that is not reading its stream
+    metrics_port: int = 0                   # Prometheus metrics over HTTP on host:metrics_port; 0: off
     http_port: int = 0                      # the web front (arena_server/web) on host:http_port; 0: off
     lab_key: str | None = None              # federation: the lab's key file (default: beside the database, if any)
 
@@ -85,13 +85,23 @@ class ArenaServer:
 
     def __init__(self, config: ServerConfig):
         self.config = config
-        self._lock_fd = _lock_database(config.database)
+        logs.bind_process(server_id=config.server_id)
+        # One server per database: a file lock on a SQLite file, an advisory lock on PostgreSQL (claim).
+        self._lock_fd = None if is_postgres_url(config.database) else _lock_database(config.database)
         try:
             self.store = Store(config.database)
-        except (OSError, sqlite3.Error) as e:
+            self.store.claim()
+        except StoreError as e:
+            if getattr(self, "store", None) is not None:
+                self.store.close()
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
-            raise ServerStartError(f"cannot open the database {config.database}: {e}") from None
+            raise ServerStartError(str(e)) from None
+        # PostgreSQL: a lost connection ends the process (store/postgres.py says why).
+        self.store.exit_on_lost_commit = True
+        for migration in self.store.migrations_applied:
+            log.info("database migrated", version=migration.version, description=migration.description)
+        self._metrics_http = None
         self.web = None                     # the web front, when config.http_port is set
         self.lobby = Lobby(max_matches_per_agent=config.max_concurrent_per_agent)
         self.limiter = RateLimiter(config.rate_limit, config.rate_burst)
@@ -148,6 +158,14 @@ class ArenaServer:
         if self.port == 0:
             raise ServerStartError(f"cannot listen on {address}: the port is in use, or {self.config.host} is not an "
                                    f"address of this machine")
+        if self.config.metrics_port:
+            try:
+                self._metrics_http = metrics.serve(self.config.metrics_port, self.config.host,
+                                                   server_id=self.config.server_id, backend=self.store.backend,
+                                                   pid=os.getpid())
+            except OSError as e:
+                raise ServerStartError(f"cannot serve metrics on {self.config.host}:{self.config.metrics_port}: "
+                                       f"{e.strerror}") from None
         if self.config.http_port:
             await self._start_web()
         # Listening is assured: carry on with the work a previous process left.
@@ -161,8 +179,9 @@ class ArenaServer:
         for name in SERVICE_NAMES + federated + [""]:
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._background.append(asyncio.create_task(self.matchmaker.run(), name="matchmaker"))
-        log.info("server listening", address=f"{self.config.host}:{self.port}", database=self.config.database,
-                 server_id=self.config.server_id, transport=self.transport)
+        log.info("server listening", address=f"{self.config.host}:{self.port}", database=self.store.display_name,
+                 server_id=self.config.server_id, transport=self.transport,
+                 metrics=f"{self.config.host}:{self.config.metrics_port}" if self._metrics_http else "off")
         return self.port
 
     async def _start_web(self) -> None:
@@ -208,6 +227,10 @@ class ArenaServer:
         if self._server is not None:
             await self._server.stop(grace)
         await self.coordinator.shutdown()
+        if self._metrics_http is not None:
+            self._metrics_http[0].shutdown()
+            self._metrics_http[0].server_close()
+            self._metrics_http = None
         self.store.close()
         if self._lock_fd is not None:
             os.close(self._lock_fd)      # releases the database lock
@@ -231,7 +254,7 @@ class RequestGuardInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None or handler.request_deserializer is None:
             return handler
-        return _guarded(handler)
+        return _guarded(handler, logs.request_fields(handler_call_details))
 
 
 class _UndecodableRequest(DecodeError):
@@ -258,9 +281,10 @@ class _BoundedStatusContext:
         self._context.set_details(echo(details, STATUS_MESSAGE_LIMIT))
 
 
-def _guarded(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+def _guarded(handler: grpc.RpcMethodHandler, log_fields: dict[str, str]) -> grpc.RpcMethodHandler:
     """`handler` with a deserializer that flags undecodable bytes, and a behaviour that ends the
-    call with INVALID_ARGUMENT when it meets them and bounds its status messages. A unary request
+    call with INVALID_ARGUMENT when it meets them and bounds its status messages, and whose log
+    lines carry `log_fields` (the call's request id and method). A unary request
     is flagged as _UNDECODABLE; a message of a request stream raises _UndecodableRequest out of the
     handler's read (no wrapper per message: the agent stream is the server's hot path)."""
     parse = handler.request_deserializer
@@ -284,6 +308,7 @@ def _guarded(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
 
     if inspect.isasyncgenfunction(behavior):     # a response stream written by yielding
         async def wrapped(request, context):
+            structlog.contextvars.bind_contextvars(**log_fields)     # in this call's task only
             try:
                 if request is _UNDECODABLE:
                     raise _UndecodableRequest
@@ -293,6 +318,7 @@ def _guarded(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
     else:
         async def wrapped(request, context):
+            structlog.contextvars.bind_contextvars(**log_fields)     # in this call's task only
             try:
                 if request is _UNDECODABLE:
                     raise _UndecodableRequest
@@ -356,4 +382,8 @@ def _lock_database(database: str) -> int | None:
 
 
 def admin_key_path(database: str) -> Path:
+    """Beside a SQLite file; for a PostgreSQL URL, in the working directory, named after the database."""
+    if is_postgres_url(database):
+        name = database.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or "arena"
+        return Path(f"{name}.admin-key")
     return Path(database).with_name(Path(database).name + ".admin-key")

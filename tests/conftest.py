@@ -1,4 +1,6 @@
-"""Shared fixtures: a real `arena-server serve` process on loopback with its own SQLite file."""
+"""Shared fixtures: a real `arena-server serve` process on loopback with its own database (a SQLite
+file, or a fresh PostgreSQL database), and the store back ends to parametrise over: `backend` runs a
+test once on SQLite and once on PostgreSQL (a throwaway cluster started once per session)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import grpc
 import pytest
@@ -17,14 +20,68 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# ---- store back ends --------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A PostgreSQL cluster for the whole session (tests/pgcluster.py). Without PostgreSQL installed
+    the PostgreSQL variants are skipped, except on CI, where scripts/test-tools.sh installs it."""
+    from .pgcluster import ThrowawayCluster, postgres_bin
+
+    if postgres_bin() is None and not os.environ.get("CI"):
+        pytest.skip("PostgreSQL is not installed (scripts/test-tools.sh installs Debian's postgresql)")
+    cluster = ThrowawayCluster().start()
+    yield cluster
+    cluster.stop()
+
+
+@dataclass
+class Backend:
+    """One store back end: `database(name)` names a new, empty database of it."""
+
+    name: str
+    database: Callable[[str], str]
+
+    def query(self, database: str, sql: str, args: tuple = ()) -> list[tuple]:
+        """Rows of `sql` (`?` placeholders) read over a connection of its own, as another process
+        would read them: only what is committed."""
+        if self.name == "sqlite":
+            import sqlite3
+
+            with sqlite3.connect(database) as other:
+                return [tuple(r) for r in other.execute(sql, args).fetchall()]
+        import psycopg
+
+        with psycopg.connect(database, autocommit=True) as other:
+            return [tuple(r) for r in other.execute(sql.replace("?", "%s"), args or None).fetchall()]
+
+
+def _backend(request, directory: Path) -> Backend:
+    if request.param == "sqlite":
+        return Backend("sqlite", lambda name="arena": str(directory / f"{name}.db"))
+    cluster = request.getfixturevalue("postgres_cluster")
+    return Backend("postgres", lambda name="arena": cluster.create_database(name))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request, tmp_path) -> Backend:
+    return _backend(request, tmp_path)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def module_backend(request, tmp_path_factory) -> Backend:
+    """`backend` for a module's shared fixtures (a server started once per module and back end)."""
+    return _backend(request, tmp_path_factory.mktemp("backend"))
+
+
 @dataclass
 class RunningServer:
     address: str
-    db: Path
+    db: Path | str          # the SQLite file, or the PostgreSQL URL
     admin_key: str
     process: subprocess.Popen
     log_path: Path
     extra: tuple[str, ...] = ()
+    home: Path | None = None    # the directory it runs in
 
     def metadata(self, key: str | None = None) -> list[tuple[str, str]]:
         return [("authorization", f"Bearer {key or self.admin_key}")]
@@ -41,10 +98,11 @@ class RunningServer:
         return arena_service_pb2_grpc.ArenaServiceStub(grpc.insecure_channel(self.address))
 
     def store(self):
-        """A read-side view of the server's database (SQLite WAL allows a second process)."""
+        """A read-side view of the server's database (SQLite WAL allows a second process; PostgreSQL
+        any number of connections). It never migrates: the server did."""
         from arena_server.store import Store
 
-        return Store(self.db)
+        return Store(self.db, migrate=False)
 
     def kill(self) -> None:
         """Ends the server with SIGKILL, as a crash would: no shutdown code runs."""
@@ -54,7 +112,7 @@ class RunningServer:
     def restart(self) -> None:
         """Starts the stopped or killed server again, on the same database file and port."""
         port = self.address.rsplit(":", 1)[1]
-        again = start_server(self.db.parent, *self.extra, "--port", port)
+        again = start_server(self.home, *self.extra, "--port", port, database=str(self.db))
         self.process, self.address = again.process, again.address
 
     def stop(self) -> None:
@@ -67,8 +125,12 @@ class RunningServer:
                 self.process.wait()
 
 
-def start_server(tmp: Path, *extra: str) -> RunningServer:
-    db = tmp / "arena.db"
+def start_server(tmp: Path, *extra: str, database: str | None = None) -> RunningServer:
+    """`arena-server serve` in `tmp`, on `database` (default: tmp/arena.db)."""
+    from arena_server.server import admin_key_path
+    from arena_server.store import is_postgres_url
+
+    db = database if is_postgres_url(database) else Path(database or tmp / "arena.db")
     log_path = tmp / "server.log"
     log_file = open(log_path, "a")   # a restarted server adds to its log
     process = subprocess.Popen(
@@ -88,16 +150,18 @@ def start_server(tmp: Path, *extra: str) -> RunningServer:
     if address is None:
         process.kill()
         raise RuntimeError("server did not start:\n" + log_path.read_text())
-    key_file = db.with_name(db.name + ".admin-key")
-    return RunningServer(address, db, key_file.read_text().strip(), process, log_path, extra)
+    key_file = tmp / admin_key_path(str(db))     # beside the file; in its directory for a URL
+    return RunningServer(address, db, key_file.read_text().strip(), process, log_path, extra, tmp)
 
 
 @pytest.fixture
 def server_factory(tmp_path_factory):
+    """make(*serve_options, database=None): a server on a new SQLite file, or on `database` (a URL
+    from the `backend` fixture, for tests that run on both back ends)."""
     servers = []
 
-    def make(*extra: str) -> RunningServer:
-        s = start_server(tmp_path_factory.mktemp("server"), *extra)
+    def make(*extra: str, database: str | None = None) -> RunningServer:
+        s = start_server(tmp_path_factory.mktemp("server"), *extra, database=database)
         servers.append(s)
         return s
 

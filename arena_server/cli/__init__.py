@@ -11,9 +11,9 @@ import sys
 
 import grpc
 
-from . import compliance, export, federation, games, keys, leaderboard, matches, serve, suites, tournaments
+from . import compliance, db, export, federation, games, keys, leaderboard, matches, serve, suites, tournaments
 
-COMMANDS = (serve, keys, tournaments, matches, suites, leaderboard, games, export, federation, compliance)
+COMMANDS = (serve, keys, tournaments, matches, suites, leaderboard, games, db, federation, export, compliance)
 
 
 def main(argv: list[str] | None = None) -> int:

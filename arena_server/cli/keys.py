@@ -37,13 +37,15 @@ def add_parsers(sub) -> None:
 
 
 def _open(db: str, create: bool = False):
-    from ..store import Store
+    from ..store import Store, StoreError, is_postgres_url
 
-    if not create and not Path(db).is_file():
+    if not create and not is_postgres_url(db) and not Path(db).is_file():
         raise SystemExit(f"error: no database {db} here; run this beside the server's database (arena-server serve "
                          f"creates it) or pass --db PATH" + ("; --create-db makes a new one" if create is not None else ""))
     try:
         return Store(db)
+    except StoreError as e:       # it names the database (a URL without its password)
+        raise SystemExit(f"error: {e}") from None
     except Exception as e:        # sqlite3.Error, OSError: one line, not a traceback
         raise SystemExit(f"error: cannot open the database {db}: {e}") from None
 
@@ -68,7 +70,8 @@ def _create(args) -> int:
         store.close()
     print(key)
     print(f"key id {key_id}; scopes {args.scopes}" + (f"; agent {args.agent}" if args.agent else "")
-          + f"; written to {Path(args.db).resolve()}", file=sys.stderr)
+          + f"; written to {store.display_name if store.backend == 'postgres' else Path(args.db).resolve()}",
+          file=sys.stderr)
     return 0
 
 

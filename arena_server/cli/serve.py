@@ -1,4 +1,4 @@
-"""`arena-server serve`: the server on an embedded SQLite file."""
+"""`arena-server serve`: the server on an embedded SQLite file (default) or a PostgreSQL database."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from .common import DEFAULT_DB, non_negative_float, non_negative_int, port_numbe
 
 
 def add_parsers(sub) -> None:
-    serve = sub.add_parser("serve", help="run the server on an embedded SQLite file")
+    serve = sub.add_parser("serve", help="run the server on an embedded SQLite file or a PostgreSQL database")
     serve.add_argument("--db", default=DEFAULT_DB,
-                       help="SQLite database file, created if missing; one server per file (default %(default)s)")
+                       help="SQLite database file, created if missing, or a postgresql://user:password@host:port/dbname "
+                            "URL; the schema is created or migrated on start; one server per database "
+                            "(default %(default)s)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
     serve.add_argument("--port", type=port_number, default=50051,
                        help="port to listen on; 0 picks a free one (default %(default)s)")
@@ -26,6 +28,8 @@ def add_parsers(sub) -> None:
     serve.add_argument("--house-delay", type=non_negative_float, default=1.0,
                        help="seconds a lone ladder agent waits before house agents fill its match (default %(default)g)")
     serve.add_argument("--log-json", action="store_true", help="JSON log lines instead of console lines")
+    serve.add_argument("--metrics-port", type=port_number, default=0, metavar="PORT",
+                       help="serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (default 0: off)")
     serve.add_argument("--http-port", type=port_number, default=0, metavar="PORT",
                        help="serve the web front (watch, replay, leaderboards, play in the browser) at "
                             "http://HOST:PORT/, over HTTPS with the TLS certificate when one is given "
@@ -72,8 +76,8 @@ def _serve(args) -> int:
                           max_message_bytes=args.max_message_bytes,
                           max_concurrent_per_agent=args.max_concurrent_per_agent, rate_limit=args.rate_limit,
                           rate_burst=args.rate_burst, resume_grace=args.resume_grace,
-                          max_unread_messages=args.max_unread_messages, http_port=args.http_port,
-                          lab_key=args.lab_key)
+                          max_unread_messages=args.max_unread_messages, metrics_port=args.metrics_port,
+                          http_port=args.http_port, lab_key=args.lab_key)
     try:
         server_credentials(config)
     except ValueError as e:
@@ -90,8 +94,8 @@ def _serve(args) -> int:
             raise
         if key_file:
             print(f"admin key written to {key_file}", flush=True)
-        print(f"arena-server listening on {config.host}:{port} over {server.transport} (database {config.database})",
-              flush=True)
+        print(f"arena-server listening on {config.host}:{port} over {server.transport} "
+              f"(database {server.store.display_name})", flush=True)
         if server.web is not None:
             print(f"web front at {server.web.url} (sign in with an API key: arena-server keys create --agent NAME)",
                   flush=True)

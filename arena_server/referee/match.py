@@ -30,9 +30,8 @@ from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import game_pb2, match_pb2
 from arena_engines.core import ActionParseError, TextRejectedError
 
-from .. import convert
-from ..store import MatchRecord, Store
-from ..store.sqlite import LogEntry
+from .. import convert, metrics
+from ..store import LogEntry, MatchRecord, Store
 from .endpoint import RESIGNED, SeatEndpoint
 from .replay import ReplayMismatch, apply_logged_move
 
@@ -116,6 +115,8 @@ class MatchRunner:
         self.watched = watched or (lambda match_id: False)     # has spectators now
         self.state = game.new_initial_state()
         self.log = structlog.get_logger("arena.referee").bind(match_id=record.match_id, game_id=record.game_id)
+        self.metrics = metrics.for_game(record.game_id)
+        self._waiting: dict[int, float] = {}     # seat -> seconds its current decision waited for the agent
         # Chance outcomes and substituted moves use their own streams, both derived from the seed.
         self._chance_rng = random.Random(record.seed)
         self._policy_rng = random.Random(record.seed ^ 0x5DEECE66D)
@@ -139,6 +140,15 @@ class MatchRunner:
 
     # ---- public entry points -----------------------------------------------------------------
     async def run(self) -> dict[str, Any]:
+        # Every log line of the match carries its id, whoever logs it (store, services, house agents).
+        with structlog.contextvars.bound_contextvars(match_id=self.record.match_id, game_id=self.record.game_id):
+            self.metrics.running.inc()
+            try:
+                return await self._run()
+            finally:
+                self.metrics.running.dec()
+
+    async def _run(self) -> dict[str, Any]:
         if self._resumed:
             for seat, endpoint in enumerate(self.endpoints):
                 endpoint.notify(self.match_started(seat))
@@ -273,6 +283,7 @@ class MatchRunner:
                     entry["messages"] = messages
                 self._append("actions", entry, public=self._moves_public(
                     [seat for seat in seats if messages[seat] is not None]))
+                self.metrics.decisions.inc(len(seats))
                 state.apply_actions(actions, entry.get("messages"))
             else:
                 seat = state.current_player()
@@ -281,6 +292,7 @@ class MatchRunner:
                 if message is not None:
                     entry["message"] = message
                 self._append("action", entry, public=self._moves_public([seat] if message is not None else []))
+                self.metrics.decisions.inc()
                 state.apply_action(action, message)
             self._publish_new_messages()
             self._publish_new_public_moves()
@@ -343,7 +355,14 @@ class MatchRunner:
 
     async def _decide(self, seat: int) -> tuple[int, str | None]:
         """A legal action for `seat` and its message (None without one): the agent's, or the failure
-        policy's."""
+        policy's. The referee's own time for it (the agent's excluded) is measured."""
+        started = time.perf_counter()
+        self._waiting[seat] = 0.0
+        choice = await self._decide_seat(seat)
+        self.metrics.server_seconds.observe(time.perf_counter() - started - self._waiting.pop(seat))
+        return choice
+
+    async def _decide_seat(self, seat: int) -> tuple[int, str | None]:
         state = self.state
         endpoint = self.endpoints[seat]
         stats = self.stats[seat]
@@ -375,7 +394,10 @@ class MatchRunner:
                 observation=observation, legal_actions=legal_pb, text_action=text_pb, attempt=attempt,
                 feedback=feedback,
             )
+            asked = time.perf_counter()
             answer = await endpoint.ask(request, self.rules.per_decision)
+            thought = time.perf_counter() - asked
+            self._waiting[seat] += thought
             if answer is RESIGNED:
                 self.resign(seat)
                 raise MatchOver("resignation", [seat])
@@ -383,9 +405,11 @@ class MatchRunner:
                 if not endpoint.connected():
                     return self._fail(seat, "forfeit_disconnect", "the agent is disconnected", decision_id,
                                       failure="disconnects")
+                self.metrics.timeouts.inc()
                 self._error(endpoint, pb.ERROR_CODE_TIMEOUT, decision_id,
                             f"no decision within {self.rules.per_decision:g} s")
                 return self._fail(seat, "forfeit_timeout", "the decision timed out", decision_id, failure="timeouts")
+            self.metrics.think_seconds.observe(thought)
             action, message, code, problem = self._validate(seat, answer, legal, text_spec)
             if code == 0:
                 if answer.HasField("metadata"):
@@ -394,6 +418,7 @@ class MatchRunner:
                 return action, message
             failure = "parse_failures" if code == pb.ERROR_CODE_UNPARSEABLE_TEXT else "illegal_actions"
             stats.count(failure)
+            (self.metrics.unparseable if failure == "parse_failures" else self.metrics.illegal).inc()
             if code == pb.ERROR_CODE_ILLEGAL_ACTION and self.rules.on_illegal == "forfeit":
                 self._error(endpoint, code, decision_id, problem + " (an illegal move loses the match)")
                 self._append("penalty", {"seat": seat, "decision_id": decision_id, "problem": problem,

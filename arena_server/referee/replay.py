@@ -6,7 +6,7 @@ from __future__ import annotations
 import arena_engines
 
 from ..store import Store
-from ..store.sqlite import LogEntry
+from ..store import LogEntry
 
 
 class ReplayMismatch(AssertionError):

@@ -25,7 +25,7 @@ import arena_engines
 from arena.v1 import agent_service_pb2 as pb
 from arena.v1 import agent_service_pb2_grpc
 
-from .. import PROTOCOL_VERSION, auth
+from .. import PROTOCOL_VERSION, auth, metrics
 from ..limits import RateLimiter, echo
 from ..referee import RESIGNED, SeatEndpoint
 from ..store import Store
@@ -279,6 +279,9 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         session, rejected = await self._session_for(hello, name, context)
         resumed = bool(hello.resume_token)
         epoch = self._attach(session)
+        metrics.SESSIONS_CONNECTED.inc()      # until this call's finally below
+        if resumed:
+            metrics.RESUMES.inc()
         heartbeat = duration_pb2.Duration()
         heartbeat.FromNanoseconds(int(self.heartbeat_interval * 1e9))
         slog = log.bind(session_id=session.session_id, agent=session.agent_name)
@@ -314,6 +317,7 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         finally:
             if writer is not None:
                 writer.cancel()
+            metrics.SESSIONS_CONNECTED.dec()
             if session.stream_epoch == epoch:      # not taken over by a newer stream
                 self._detach(session)
             slog.info("stream closed", running_matches=len(session.matches))
@@ -333,7 +337,10 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
                                     f"the resume token belongs to another agent than {name!r}")
             return session, []
         games, rejected = _resolve_games(hello)
-        session = self._awaiting.pop(name, None) or AgentSession(_session_id(), name)
+        session = self._awaiting.pop(name, None)
+        if session is not None:
+            metrics.RECONNECTS.inc()       # the agent is back after a restart, for its matches' seats
+        session = session or AgentSession(_session_id(), name)
         session.configure(hello, games)
         return session, rejected
 

@@ -1,5 +1,11 @@
-"""Persistent state: agents, API keys, tournaments, matches and the append-only match log."""
+"""Persistent state: agents, API keys, tournaments, matches and the append-only match log.
 
-from .sqlite import MatchRecord, Store
+One interface (base.Store), two back ends: SQLite in a file (sqlite.py, the default) and
+PostgreSQL by URL (postgres.py). `Store(database)` opens the one the name says and brings its
+schema to the current version (migrations.py).
+"""
 
-__all__ = ["MatchRecord", "Store"]
+from .base import LogEntry, MatchRecord, Store, is_postgres_url
+from .errors import DatabaseInUse, SchemaTooNew, StoreError
+
+__all__ = ["DatabaseInUse", "LogEntry", "MatchRecord", "SchemaTooNew", "Store", "StoreError", "is_postgres_url"]

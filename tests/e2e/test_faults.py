@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import urllib.request
 
 import grpc
 import pytest
@@ -18,6 +19,7 @@ from arena_server.ratings import compute_leaderboard
 from arena_server.referee import replay_match
 from arena_server.service.arena import leaderboard_query, leaderboard_response
 
+from ..pgcluster import free_port
 from .helpers import create_tournament, matches_of, wait_connected, wait_tournament
 from .scripted import ScriptedAgent
 
@@ -211,8 +213,10 @@ def _store_snapshot(server):
         store.close()
 
 
-def test_a_server_killed_mid_tournament_resumes_every_match_and_loses_nothing(server_factory):
-    server = server_factory("--per-decision", "10", "--resume-grace", "20", "--house-delay", "60")
+def test_a_server_killed_mid_tournament_resumes_every_match_and_loses_nothing(server_factory, backend):
+    metrics_port = free_port()
+    server = server_factory("--per-decision", "10", "--resume-grace", "20", "--house-delay", "60",
+                            "--metrics-port", str(metrics_port), database=backend.database())
     agents = BackgroundSessions()
     try:
         for name in ("alice", "bob"):
@@ -271,10 +275,20 @@ def test_a_server_killed_mid_tournament_resumes_every_match_and_loses_nothing(se
     for name, session in sessions.items():    # each SDK session reconnected and kept playing
         assert session.reconnects >= 1
         assert len(session.results) > results_before[name]
+    # The restarted server counted the agents that came back for their resumed matches' seats.
+    metrics = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+    assert 1 <= _sample(metrics, "arena_session_reconnects_total") <= 2
 
 
-def test_after_a_restart_an_agent_that_does_not_return_in_time_is_voided_and_its_match_replayed(server_factory):
-    server = server_factory("--per-decision", "60", "--resume-grace", str(GRACE))
+def _sample(text: str, name: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return next(s.value for family in text_string_to_metric_families(text) for s in family.samples if s.name == name)
+
+
+def test_after_a_restart_an_agent_that_does_not_return_in_time_is_voided_and_its_match_replayed(server_factory,
+                                                                                                backend):
+    server = server_factory("--per-decision", "60", "--resume-grace", str(GRACE), database=backend.database())
     silent = GoesSilent(answered=1)
     keys = {name: server.create_key(name) for name in ("steady", "stalling")}
     steady = ScriptedAgent(server.address, keys["steady"], "steady", ["tic_tac_toe"], _first_legal, join_ladder=False)

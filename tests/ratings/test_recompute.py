@@ -28,8 +28,8 @@ def _snapshot(matches):
     return [[dataclasses.astuple(row) for row in compute_leaderboard(matches, q).rows] for q in QUERIES]
 
 
-def test_recomputing_from_the_log_after_a_restart_gives_identical_ratings(tmp_path):
-    path = tmp_path / "arena.db"
+def test_recomputing_from_the_log_after_a_restart_gives_identical_ratings(backend):
+    path = backend.database()
     store = Store(path)
     records = gamebench_records()
     for k, r in enumerate(records):

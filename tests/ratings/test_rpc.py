@@ -7,18 +7,25 @@ import pytest
 
 from arena.v1 import arena_service_pb2 as pb
 
+from ..conftest import start_server
 from .helpers import gamebench_expected, gamebench_records
 
 
-@pytest.fixture
-def gamebench_server(server):
-    store = server.store()
+@pytest.fixture(scope="module")
+def gamebench_server(module_backend, tmp_path_factory):
+    """One server per back end for the module: its tests only read."""
+    server = start_server(tmp_path_factory.mktemp("server"), "--per-decision", "5", "--house-delay", "0.2",
+                          database=module_backend.database())
     try:
-        for r in gamebench_records():
-            store.add_match(r)
+        store = server.store()
+        try:
+            for r in gamebench_records():
+                store.add_match(r)
+        finally:
+            store.close()
+        yield server
     finally:
-        store.close()
-    return server
+        server.stop()
 
 
 def _board(server, **fields):

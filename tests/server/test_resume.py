@@ -108,9 +108,9 @@ def _moves_and_results(store: Store, match_id: str):
     ("iterated_prisoners_dilemma", None),                    # simultaneous, random length
     ("sealed_bid_auction", {"rounds": 10}),                  # simultaneous, private values
 ])
-def test_a_match_resumed_after_the_process_died_ends_as_if_never_interrupted(tmp_path, game_id, parameters):
-    reference = Store(tmp_path / "reference.db")
-    crashed = Store(tmp_path / "crashed.db")
+def test_a_match_resumed_after_the_process_died_ends_as_if_never_interrupted(backend, game_id, parameters):
+    reference = Store(backend.database("reference"))
+    crashed = Store(backend.database("crashed"))
     try:
         asked = [0]
         played = asyncio.run(_play_uninterrupted(reference, game_id, parameters, asked))
@@ -136,15 +136,15 @@ def test_a_match_resumed_after_the_process_died_ends_as_if_never_interrupted(tmp
         crashed.close()
 
 
-def test_a_logged_end_is_stored_and_a_log_that_contradicts_the_seed_is_voided(tmp_path):
-    store = Store(tmp_path / "arena.db")
+def test_a_logged_end_is_stored_and_a_log_that_contradicts_the_seed_is_voided(backend):
+    store = Store(backend.database())
     try:
         ended = asyncio.run(_play_uninterrupted(store, "pig"))
         result = store.get_match(ended).result
         store.set_match_status(ended, "running")     # died after logging the end, before storing it
         contradicted = asyncio.run(_play_until_the_process_dies(store, "pig", 20))
-        store._db.execute("UPDATE match_log SET data = '{\"action\": 99}' WHERE match_id = ? AND kind = 'chance'",
-                          (contradicted,))
+        store._execute("UPDATE match_log SET data = '{\"action\": 99}' WHERE match_id = ? AND kind = 'chance'",
+                       (contradicted,))
 
         async def resume():
             return Coordinator(store, RULES).resume_interrupted_matches(lambda name: Misbehaving(name))
@@ -158,8 +158,8 @@ def test_a_logged_end_is_stored_and_a_log_that_contradicts_the_seed_is_voided(tm
         store.close()
 
 
-def test_a_restarted_tournament_runner_rebuilds_its_schedule_from_the_store(tmp_path):
-    store = Store(tmp_path / "arena.db")
+def test_a_restarted_tournament_runner_rebuilds_its_schedule_from_the_store(backend):
+    store = Store(backend.database())
 
     def recorded(match_id: str, seating: list[str], status: str, ended: float | None, reason: str = "normal"):
         m = record(match_id, seating, [1, 0], ended=ended or 0.0, tournament="t1")

@@ -1,11 +1,11 @@
 """Match-log entries written on the event loop are committed once per turn of the loop, before any
 task woken after them runs (so before anything they record is sent); so are match records. Other
-writes commit at once."""
+writes commit at once. On both back ends (the `backend` fixture): what another connection, as
+another process, sees committed."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 
 import pytest
@@ -20,15 +20,18 @@ def _record(match_id: str) -> MatchRecord:
                        ended_at=None)
 
 
-def _committed(path) -> int:
+def _committed(backend, db) -> int:
     """Log entries another connection (another process) can see."""
-    with sqlite3.connect(path) as other:
-        return other.execute("SELECT COUNT(*) FROM match_log").fetchone()[0]
+    return backend.query(db, "SELECT COUNT(*) FROM match_log")[0][0]
 
 
-def test_entries_are_committed_before_a_task_woken_after_them_runs(tmp_path):
-    path = tmp_path / "arena.db"
-    store = Store(path)
+def _status(backend, db, match_id: str) -> str:
+    return backend.query(db, "SELECT status FROM matches WHERE match_id = ?", (match_id,))[0][0]
+
+
+def test_entries_are_committed_before_a_task_woken_after_them_runs(backend):
+    db = backend.database()
+    store = Store(db)
     store.ensure_agent("a")
     store.add_match(_record("m_1"))
 
@@ -39,21 +42,22 @@ def test_entries_are_committed_before_a_task_woken_after_them_runs(tmp_path):
         async def writer():             # stands for a stream writer sending what the referee queued
             while True:
                 await outbox.get()
-                seen.append(_committed(path))
+                seen.append(_committed(backend, db))
 
         task = asyncio.create_task(writer())
         await asyncio.sleep(0)
         for seq in range(3):
             store.append_log("m_1", seq, "action", {"seq": seq}, public=False)
-        assert _committed(path) == 0     # the batch is still open in this turn of the loop
+        assert _committed(backend, db) == 0     # the batch is still open in this turn of the loop
         assert len(store.read_log("m_1")) == 3     # ...and visible to the server itself
         outbox.put_nowait("the move's event")
         await asyncio.sleep(0.05)
         store.append_log("m_1", 3, "event", {}, public=True)
         store.finish_match("m_1", "finished", {"reason": "normal"}, time.time())
-        assert _committed(path) == 3 and _status(path, "m_1") == "pending"   # the match's writes share the batch
+        assert _committed(backend, db) == 3 and _status(backend, db, "m_1") == "pending"   # one batch
         store.ensure_agent("b")
-        assert _committed(path) == 4 and _status(path, "m_1") == "finished"  # other writes commit it, then themselves
+        # Other writes commit the batch, then themselves.
+        assert _committed(backend, db) == 4 and _status(backend, db, "m_1") == "finished"
         task.cancel()
         return seen
 
@@ -61,45 +65,62 @@ def test_entries_are_committed_before_a_task_woken_after_them_runs(tmp_path):
     store.close()
 
 
-def _status(path, match_id: str) -> str:
-    with sqlite3.connect(path) as other:
-        return other.execute("SELECT status FROM matches WHERE match_id = ?", (match_id,)).fetchone()[0]
-
-
-def test_a_match_record_that_fails_is_undone_alone_and_the_batch_still_commits(tmp_path):
-    path = tmp_path / "arena.db"
-    store = Store(path)
+def test_a_match_record_that_fails_is_undone_alone_and_the_batch_still_commits(backend):
+    db = backend.database()
+    store = Store(db)
     store.ensure_agent("a")
 
     async def main() -> None:
         store.add_match(_record("m_1"))
         store.append_log("m_1", 0, "start", {}, public=True)
-        with pytest.raises(sqlite3.IntegrityError):
+        with pytest.raises(store.IntegrityError):
             store.add_match(_record("m_1"))          # the same id again
         store.add_match(_record("m_2"))
         await asyncio.sleep(0)                         # the turn ends: the batch commits
 
     asyncio.run(main())
-    with sqlite3.connect(path) as other:
-        assert [r[0] for r in other.execute("SELECT match_id FROM matches ORDER BY match_id")] == ["m_1", "m_2"]
-        assert other.execute("SELECT COUNT(*) FROM match_agents").fetchone()[0] == 2
-    assert _committed(path) == 1
+    assert [r[0] for r in backend.query(db, "SELECT match_id FROM matches ORDER BY match_id")] == ["m_1", "m_2"]
+    assert backend.query(db, "SELECT COUNT(*) FROM match_agents")[0][0] == 2
+    assert _committed(backend, db) == 1
     store.close()
 
 
-def test_off_the_event_loop_every_entry_commits_at_once(tmp_path):
-    path = tmp_path / "arena.db"
-    store = Store(path)
+def test_a_log_entry_that_fails_is_undone_alone_and_the_batch_keeps_the_others(backend):
+    # PostgreSQL refuses the rest of a transaction after a failed statement; the store keeps
+    # SQLite's rule: the failed write alone is undone.
+    db = backend.database()
+    store = Store(db)
+    store.ensure_agent("a")
+    store.add_match(_record("m_1"))
+
+    async def main() -> None:
+        store.append_log("m_1", 0, "start", {}, public=True)
+        store.set_match_status("m_1", "running")
+        with pytest.raises(store.IntegrityError):
+            store.append_log("m_1", 0, "again", {}, public=True)     # the same sequence number
+        store.append_log("m_1", 1, "action", {}, public=False)
+        assert [e.kind for e in store.read_log("m_1")] == ["start", "action"]
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    assert backend.query(db, "SELECT seq, kind FROM match_log ORDER BY seq") == [(0, "start"), (1, "action")]
+    assert _status(backend, db, "m_1") == "running"
+    store.close()
+
+
+def test_off_the_event_loop_every_entry_commits_at_once(backend):
+    db = backend.database()
+    store = Store(db)
     store.ensure_agent("a")
     store.add_match(_record("m_1"))
     store.append_log("m_1", 0, "start", {}, public=True)
-    assert _committed(path) == 1
+    assert _committed(backend, db) == 1
     store.close()
 
 
-def test_closing_commits_the_open_batch(tmp_path):
-    path = tmp_path / "arena.db"
-    store = Store(path)
+def test_closing_commits_the_open_batch(backend):
+    db = backend.database()
+    store = Store(db)
     store.ensure_agent("a")
     store.add_match(_record("m_1"))
 
@@ -108,4 +129,4 @@ def test_closing_commits_the_open_batch(tmp_path):
         store.close()
 
     asyncio.run(main())
-    assert _committed(path) == 1
+    assert _committed(backend, db) == 1

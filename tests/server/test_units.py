@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import trueskill
@@ -16,16 +17,19 @@ from arena_server.tournaments import round_robin
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "arena.db")
+def store(backend):
+    s = Store(backend.database())
     yield s
     s.close()
 
 
-def test_keys_are_stored_hashed_and_scoped(store, tmp_path):
+def test_keys_are_stored_hashed_and_scoped(store, backend):
     key, key_id = auth.create_key(store, agent_name="alice", scopes=["play"])
     assert key.startswith(f"ak_{key_id}_")
-    assert key not in (tmp_path / "arena.db").read_bytes().decode("latin-1")
+    (row,) = backend.query(store.database, "SELECT * FROM api_keys")
+    assert key_id in row and not any(key.split("_")[-1] in str(value) for value in row)
+    if backend.name == "sqlite":
+        assert key not in Path(store.database).read_bytes().decode("latin-1")
     principal = auth.authenticate(store, key)
     assert principal.agent_name == "alice" and principal.allows("play") and principal.allows("spectate")
     assert not principal.allows("admin")

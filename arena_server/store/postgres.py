@@ -1,0 +1,205 @@
+"""PostgreSQL back end: `--db postgresql://user:password@host:port/dbname` (psycopg 3).
+
+The queries and the batching rules are the interface's (base.py); this module supplies one
+synchronous connection used from the event-loop thread, exactly as the SQLite store uses its own.
+(An async connection would make every store call a coroutine, and the batching rule relies on the
+commit finishing inside the callback scheduled ahead of the woken tasks; bench/bench_store.py
+measures what the synchronous round trips cost.)
+
+- Autocommit, with explicit BEGIN/COMMIT around a batch, so reads and other writes outside a batch
+  commit at once, as on SQLite. `synchronous_commit` is on: a batch's COMMIT returns once its WAL is
+  flushed, so a decision is durable before anything that reports it runs.
+- PostgreSQL refuses the rest of a transaction after a statement fails, where SQLite undoes that
+  statement alone. To keep SQLite's rule (a failed write of the batch is undone alone, the batch's
+  other writes stay), the batch's writes are kept in memory until it commits, and a failure rolls the
+  transaction back and writes them again. Failures are rare (a duplicate id is a bug), so the common
+  path costs nothing but the list.
+- If the connection is lost (when a batch commits, or at any statement), the open batch's writes are
+  lost and anything woken after them would report what is not recorded: with `exit_on_lost_commit`
+  (the server sets it) the process exits at once (status 75), for its supervisor to restart it; the
+  new process resumes every match from what was committed.
+- A server holds a session advisory lock for as long as it runs (`claim`), so a second server on the
+  same database is refused as on SQLite. Migrations take a transaction-scoped advisory lock, so two
+  processes starting at once migrate one after the other.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from contextlib import contextmanager
+
+import psycopg
+import structlog
+from psycopg.rows import dict_row
+
+from .base import Store
+from .errors import DatabaseInUse, StoreError
+
+log = structlog.get_logger("arena.store")
+
+SERVER_LOCK = 0x4172656E61_01       # pg advisory lock keys: "Arena" and a number
+MIGRATION_LOCK = 0x4172656E61_02
+CLAIM_WAIT = 5.0    # seconds a server waits for the lock: a killed predecessor's session may linger a moment
+EXIT_STATUS_LOST_COMMIT = 75    # EX_TEMPFAIL: restart me
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    return re.sub(r"(://[^:/@?]*):[^@/?]*@", r"\1:***@", url)
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+class PostgresStore(Store):
+    backend = "postgres"
+    Error = psycopg.Error
+    IntegrityError = psycopg.IntegrityError
+
+    def __init__(self, url: str, *, migrate: bool = True, connect_timeout: int = 10):
+        self.url = str(url)
+        self.exit_on_lost_commit = False
+        self._sql_cache: dict[str, str] = {}
+        self._batch_log: list[tuple[str, object, bool]] = []   # the open batch's writes, for a replay
+        self._atomic_depth = 0
+        try:
+            self._conn = psycopg.connect(self.url, autocommit=True, row_factory=dict_row,
+                                         connect_timeout=connect_timeout, application_name="arena-server")
+            self._conn.execute("SET synchronous_commit = on")
+        except psycopg.Error as e:
+            raise StoreError(f"cannot open the database {redact(self.url)}: {_one_line(e)}") from None
+        super().__init__(self.url, migrate=migrate)
+
+    @property
+    def display_name(self) -> str:
+        return redact(self.url)
+
+    # ---- statements ---------------------------------------------------------------------------
+    def _sql(self, sql: str) -> str:
+        query = self._sql_cache.get(sql)
+        if query is None:
+            query = self._sql_cache[sql] = sql.replace("?", "%s")
+        return query
+
+    def _execute(self, sql: str, args=()):
+        try:
+            return self._conn.execute(self._sql(sql), args or None)
+        except psycopg.Error:
+            self._check_connection()
+            if self._batch_open and not self._atomic_depth:
+                self._restore_batch(len(self._batch_log))
+            raise
+
+    def _batch_execute(self, sql: str, args=(), many: bool = False):
+        query = self._sql(sql)
+        try:
+            if many:
+                cursor = self._conn.cursor()
+                cursor.executemany(query, args)
+            else:
+                cursor = self._conn.execute(query, args or None)
+        except psycopg.Error:
+            self._check_connection()
+            if self._batch_open and not self._atomic_depth:
+                self._restore_batch(len(self._batch_log))
+            raise
+        if self._batch_open:
+            self._batch_log.append((query, args, many))
+        return cursor
+
+    def _restore_batch(self, keep: int) -> None:
+        """After a failed statement: the batch as it was with its first `keep` writes, in a fresh
+        transaction (PostgreSQL refuses every statement of a transaction after a failure)."""
+        del self._batch_log[keep:]
+        self._conn.execute("ROLLBACK")
+        self._conn.execute("BEGIN")
+        for query, args, many in self._batch_log:
+            if many:
+                self._conn.cursor().executemany(query, args)
+            else:
+                self._conn.execute(query, args or None)
+
+    def _has_table(self, name: str) -> bool:
+        return self._execute("SELECT to_regclass(?) IS NOT NULL AS found", (name,)).fetchone()["found"]
+
+    # ---- transactions -------------------------------------------------------------------------
+    def _begin(self) -> None:
+        self._batch_log.clear()
+        try:
+            self._conn.execute("BEGIN")
+        except psycopg.Error:
+            self._check_connection()
+            raise
+
+    def _begin_migration(self) -> None:
+        self._begin()
+        self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+
+    def _commit(self) -> None:
+        self._batch_log.clear()
+        self._conn.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        self._batch_log.clear()
+        if (not self._conn.closed and not self._conn.broken
+                and self._conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE):
+            self._conn.execute("ROLLBACK")
+
+    def _commit_failed(self) -> None:
+        self._check_connection()
+        if self._conn.broken or self._conn.closed:
+            self._batch_log.clear()
+            return
+        self._rollback()
+
+    def _check_connection(self) -> None:
+        """After a failed statement: a server whose connection is gone exits (exit_on_lost_commit),
+        whatever it was doing, since an open batch's writes may be lost with it and nothing can be
+        recorded any more; its supervisor restarts it, and the new process resumes every match from
+        what was committed."""
+        if self.exit_on_lost_commit and (self._conn.broken or self._conn.closed):
+            log.critical("the connection to PostgreSQL was lost; exiting so that a restarted server resumes "
+                         "every match from what was committed", database=self.display_name,
+                         exit_status=EXIT_STATUS_LOST_COMMIT)
+            os._exit(EXIT_STATUS_LOST_COMMIT)
+
+    @contextmanager
+    def _atomic(self):
+        if self._batch_open:
+            mark = len(self._batch_log)
+            self._atomic_depth += 1
+            try:
+                yield
+            except BaseException:
+                self._atomic_depth -= 1
+                self._restore_batch(mark)
+                raise
+            self._atomic_depth -= 1
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    # ---- the server's hold ------------------------------------------------------------------------
+    def claim(self) -> None:
+        deadline = time.monotonic() + CLAIM_WAIT
+        while not self._conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (SERVER_LOCK,)).fetchone()["ok"]:
+            if time.monotonic() > deadline:
+                raise DatabaseInUse(f"another arena-server is already using the database {self.display_name}; "
+                                    f"stop it first, or give this one another --db")
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        if self._conn.closed:
+            return
+        try:
+            self.commit_batch()
+        finally:
+            self._conn.close()
