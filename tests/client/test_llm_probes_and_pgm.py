@@ -509,20 +509,25 @@ def _magic_model():
     def reply(body: dict) -> Reply:
         system = body["messages"][0]["content"]
         user = user_of(body)
-        me = re.match(r"You are (?:playing a game as )?(Player \d)", system)
+        me = re.match(r"You are (?:playing a game as )?((Player|seat) \d)", system)
         if "private analysis" in system:
-            others = [f"Player {k}" for k in (1, 2, 3) if f"Player {k}" != me.group(1)]
+            first = 1 if me.group(2) == "Player" else 0       # dialogue games say Player 1-3, the others seat 0-2
+            others = [f"{me.group(2)} {k}" for k in range(first, first + 3) if f"{me.group(2)} {k}" != me.group(1)]
             return text(f"As {me.group(1)}, I think:\n{others[0]} is more suspicious, because of the clue.\n"
                         f"{others[1]} is no change, because it is hard to tell.\n"
                         f"I think {others[0]} thinks:\n{me.group(1)} is less suspicious, because...")
         if system.startswith("You are playing a game as"):
             seat = re.search(r"seat \d", system).group(0)
             return text(f"I am {me.group(1) if me else seat}, my role is non-chameleon")
+        if "your turn to propose a split" in user:          # a cost-sharing proposal, with talk
+            return text("Message: shares should follow usage\nAction: Airline A: 40%, Airline B: 30%, Airline C: 30%")
         if "'Message: <your message>'" in user:
             if "Guess the secret word" in user:
                 return text('Message: I guess the code is "Apple".')
             with lock:
                 return text(f"Message: clue number {next(clues)}")
+        if "choose your contribution" in user:      # the public good: a typed number
+            return text("I contribute 8")
         listed = re.search(r"^\s*#1\s+(.+)$", user, re.MULTILINE)
         return text(f"Action: {listed.group(1).strip()}" if listed else "I do not know.")
     return reply
@@ -577,3 +582,52 @@ def test_arena_agent_llm_with_pgm_plays_a_magic_game_to_the_end_and_answers_its_
     finally:
         bot.terminate()
         bot.wait(10)
+
+
+def test_arena_agent_llm_with_pgm_runs_the_magic_suite_and_gets_all_seven_metrics(server, model, monkeypatch,
+                                                                                   tmp_path):
+    import subprocess
+    import sys
+
+    model.responder = _magic_model()
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    games = [arg for game in ("chameleon", "undercover", "cost_sharing", "iterated_prisoners_dilemma",
+                              "public_goods") for arg in ("--game", game)]
+    # No --preset: the suite plays each game at its own MAgIC preset (the prisoner's dilemma's is magic_3p).
+    bot = agent_process(server, "pgm-suite", "llm", *games, "--no-ladder", "--model", "fake",
+                        "--base-url", model.base_url, "--pgm", "--concurrency", "4")
+    try:
+        wait_connected(server, "pgm-suite")
+        run = subprocess.run([sys.executable, "-m", "arena_server.cli", "suite", "run", "magic", "--agent",
+                              "pgm-suite", "--defenders", "random", "--matches-per-pairing", "1", "--server",
+                              server.address, "--key", server.admin_key, "--timeout", "90", "--absent-timeout",
+                              "30", "--plot", str(tmp_path / "radar.png")],
+                             capture_output=True, text=True, timeout=100)
+        assert run.returncode == 0, run.stderr + run.stdout[-2000:]
+    finally:
+        bot.terminate()
+        bot.wait(10)
+    board = server.arena_stub().GetLeaderboard(
+        apb.GetLeaderboardRequest(suite="magic", method=apb.RATING_METHOD_SUITE_SCORE), metadata=server.metadata())
+    (entry,) = [e for e in board.entries if e.agent_name == "pgm-suite"]
+    details = dict(entry.details)
+    # Every role played, and every ability measured but coordination (it needs a cost sharing all agreed to).
+    assert all(details[f"games_{role}"] == 1 for role in ("chameleon", "non-chameleon", "undercover", "civilian",
+                                                            "cost_sharing", "prisoners_dilemma", "public_good"))
+    measured = {"win_rate", "judgement", "reasoning", "deception", "self_awareness", "cooperation", "rationality"}
+    assert measured <= details.keys(), sorted(details)
+    assert details["reasoning_counted"] > 0 and details["self_awareness_chameleon_asked"] > 0
+    assert (tmp_path / "radar.png").read_bytes()[:4] == b"\x89PNG"
+    # The model's every answer was taken: no seat of the agent needed the failure policy.
+    matches = server.arena_stub().ListMatches(apb.ListMatchesRequest(agent_name="pgm-suite", page_size=100),
+                                              metadata=server.metadata()).matches
+    assert {m.game_id for m in matches} == {"chameleon", "undercover", "cost_sharing", "iterated_prisoners_dilemma",
+                                            "public_goods"}
+    for match in matches:
+        for stats in match.result.seat_stats:
+            if match.players[stats.seat].agent_name == "pgm-suite":
+                assert (stats.parse_failures, stats.illegal_actions, stats.timeouts, stats.substituted_actions) == (
+                    0, 0, 0, 0), match.game_id
+    # The dialogue games' decisions were made with the analysis first: two calls each.
+    analyses = [r for r in model.requests if "private analysis" in r["messages"][0]["content"]]
+    assert analyses
