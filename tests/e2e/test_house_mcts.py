@@ -1,5 +1,6 @@
 """MCTS over real gRPC: the house "mcts" agent against a remote `arena-agent random`, and the remote
-`arena-agent mcts` against the house random agent, in perfect- and imperfect-information games."""
+`arena-agent mcts` against the house random agent, in perfect- and imperfect-information games, and
+the house agent in each of GameBench's board and card games."""
 
 from __future__ import annotations
 
@@ -57,3 +58,20 @@ def test_remote_mcts_agent_beats_the_house_random_agent(server, remote_agents):
     t = run_tournament(server, "liars_dice", ["bob", "random"], games_per_pairing=5, seed=12)
     results, _ = outcomes(server, t, "bob")
     assert results.count("win") >= 7, results
+
+
+# GameBench's board and card games, shortened where a whole game at 1,000 simulations a move would take
+# minutes (Hive and Sea Battle run to their turn caps under random play).
+GAMEBENCH_BOARD_GAMES = {"santorini": {}, "air_land_sea": {}, "arctic_scavengers": {}, "hive": {"max_turns": 8},
+                         "sea_battle": {"max_turns": 3}}
+
+
+def test_house_mcts_plays_each_gamebench_board_game_against_a_remote_agent(server):
+    games = [arg for game in GAMEBENCH_BOARD_GAMES for arg in ("--game", game)]
+    with agents_running(server, {"carol": agent_process(server, "carol", "random", *games, "--no-ladder",
+                                                        "--seed", "5")}):
+        for game, parameters in GAMEBENCH_BOARD_GAMES.items():
+            t = run_tournament(server, game, ["carol", "mcts"], preset="gamebench", parameters=parameters,
+                               per_decision=30)
+            _, matches = outcomes(server, t, "mcts")       # every decision the agents' own, none late
+            assert len(matches) == 2, game       # one match on each side (in Sea Battle, one agent per side)
