@@ -13,13 +13,15 @@ import pytest
 from arena_engines import game_spec, load_game
 from arena_engines.core import IllegalActionError
 
+# The independent statement of the ground rules is test_hive's; the stacks are added here.
+from .test_hive import DIRECTIONS, connected, neighbours, slides
+
 SLOTS = 52                                  # frontier slots with Beetles
 QUEEN_MOVES = range(4 * SLOTS, 5 * SLOTS)   # move ids of the Queen (piece 0)
 PASS = 14 * SLOTS
 BEETLE_PLACE = PASS + 1
 BEETLE_MOVE = BEETLE_PLACE + SLOTS
 CLIMB = BEETLE_MOVE + 2 * SLOTS
-DIRECTIONS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]     # in order around a hexagon
 
 
 # ---- helpers --------------------------------------------------------------------------------------
@@ -202,35 +204,6 @@ def test_image_shows_the_top_piece_and_the_height():
 
 
 # ---- random games: properties and an independent statement of the rules -----------------------------
-def neighbours(cell):
-    return [(cell[0] + dq, cell[1] + dr) for dq, dr in DIRECTIONS]
-
-
-def connected(cells) -> bool:
-    cells = set(cells)
-    if not cells:
-        return True
-    start = next(iter(cells))
-    seen, todo = {start}, [start]
-    while todo:
-        for n in neighbours(todo.pop()):
-            if n in cells and n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return seen == cells
-
-
-def slides(occupied, cell):
-    out = []
-    for d, (dq, dr) in enumerate(DIRECTIONS):
-        target = (cell[0] + dq, cell[1] + dr)
-        left = (cell[0] + DIRECTIONS[d - 1][0], cell[1] + DIRECTIONS[d - 1][1])
-        right = (cell[0] + DIRECTIONS[(d + 1) % 6][0], cell[1] + DIRECTIONS[(d + 1) % 6][1])
-        if target not in occupied and (left in occupied) != (right in occupied):
-            out.append(target)
-    return out
-
-
 def destinations(board, cell):
     """Where the top piece of `cell` may go; `board` maps cells to stacks [(seat, type)] bottom first."""
     kind, rest = board[cell][-1][1], set(board) - {cell}
