@@ -14,7 +14,8 @@ from arena_engines import game_spec, load_game
 from arena_engines.core import IllegalActionError
 
 # The independent statement of the ground rules is test_hive's; the stacks are added here.
-from .test_hive import DIRECTIONS, connected, neighbours, slides
+from .test_hive import DIRECTIONS, connected, neighbours
+from .test_hive import destinations as ground_destinations
 
 SLOTS = 52                                  # frontier slots with Beetles
 QUEEN_MOVES = range(4 * SLOTS, 5 * SLOTS)   # move ids of the Queen (piece 0)
@@ -206,7 +207,7 @@ def test_image_shows_the_top_piece_and_the_height():
 # ---- random games: properties and an independent statement of the rules -----------------------------
 def destinations(board, cell):
     """Where the top piece of `cell` may go; `board` maps cells to stacks [(seat, type)] bottom first."""
-    kind, rest = board[cell][-1][1], set(board) - {cell}
+    kind = board[cell][-1][1]
     height = {c: len(s) for c, s in board.items()}
     if kind == "Beetle":
         own, out = height[cell] - 1, set()
@@ -220,29 +221,8 @@ def destinations(board, cell):
             elif min(sides) <= max(own, height.get(target, 0)):
                 out.add(target)
         return out
-    if kind == "Hopper":
-        out = set()
-        for dq, dr in DIRECTIONS:
-            c = (cell[0] + dq, cell[1] + dr)
-            if c in rest:
-                while c in rest:
-                    c = (c[0] + dq, c[1] + dr)
-                out.add(c)
-        return out
-    if kind == "Queen":
-        return set(slides(rest, cell))
-    if kind == "Spider":
-        paths = [[cell]]
-        for _ in range(3):
-            paths = [p + [n] for p in paths for n in slides(rest, p[-1]) if n not in p]
-        return {p[-1] for p in paths}
-    seen, todo = {cell}, [cell]
-    while todo:
-        for n in slides(rest, todo.pop()):
-            if n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return seen - {cell}
+    # Other pieces never stand on a stack: the ground rules apply to the top pieces.
+    return ground_destinations({c: stack[-1] for c, stack in board.items()}, cell)
 
 
 def reference_legal(board, hand, turns, seat) -> set[str]:
