@@ -3,6 +3,11 @@
 Matchmaking and tournaments take seats from here; a session's capacity is its Hello's
 max_concurrent_matches, and a seat is held from match start to match end. The server may also cap
 the matches one agent plays at once over all its sessions (max_matches_per_agent).
+
+Schedulers read the lobby through `view()`, once per pass: here the view is the lobby itself (every
+session is in this process, and a match started takes its seats at once); with several processes
+on one database it is a snapshot of every process's sessions (cluster/lobby.py), and `seat` gives
+a session of another process a stand-in here.
 """
 
 from __future__ import annotations
@@ -13,19 +18,31 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .referee import SeatEndpoint
     from .service.agent import AgentSession
 
 
 @dataclass
 class Lobby:
-    sessions: dict[str, "AgentSession"] = field(default_factory=dict)   # by session id
+    sessions: dict[str, "AgentSession"] = field(default_factory=dict)   # attached, by session id
+    # Every session of this process, attached or waiting to be resumed, by id.
+    local: dict[str, "AgentSession"] = field(default_factory=dict)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     _order: itertools.count = field(default_factory=itertools.count)
     max_matches_per_agent: int = 0      # 0: no cap beyond each session's own capacity
 
+    def register(self, session: "AgentSession") -> None:
+        """A session exists here (from its first stream until it is abandoned)."""
+        self.local[session.session_id] = session
+
+    def forget(self, session: "AgentSession") -> None:
+        """The session was abandoned."""
+        self.local.pop(session.session_id, None)
+
     def add(self, session: "AgentSession") -> None:
         session.joined_order = next(self._order)
         self.sessions[session.session_id] = session
+        self.register(session)
         self.changed.set()
 
     def remove(self, session: "AgentSession") -> None:
@@ -34,6 +51,27 @@ class Lobby:
 
     def notify_change(self) -> None:
         self.changed.set()
+
+    # ---- what schedulers read ---------------------------------------------------------------------
+    def view(self) -> "Lobby":
+        """What a scheduling pass reads: here, the lobby itself."""
+        return self
+
+    def seat(self, session: "AgentSession") -> "SeatEndpoint":
+        """The seat endpoint of a match held by `session` (one from `available` or `session_for`)."""
+        from .service.agent import RemoteSeat
+
+        return RemoteSeat(session)
+
+    def is_local(self, session: "AgentSession") -> bool:
+        return True
+
+    def claimed(self, sessions: list["AgentSession"]) -> None:
+        """A match started with these sessions (their seats are held already, here)."""
+
+    def offers(self) -> set[tuple[str, str | None]]:
+        """(game, preset) pairs offered on the ladder."""
+        return {(g, p) for s in self.sessions.values() if s.alive and s.join_ladder for g, p in s.games.items()}
 
     def available(self, game_id: str, *, ladder_only: bool = False) -> list["AgentSession"]:
         """Live sessions that accept `game_id` and have a free slot, longest-waiting first."""

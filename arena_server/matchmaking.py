@@ -14,7 +14,6 @@ import arena_engines
 from .coordinator import Coordinator
 from .house import HouseSeat
 from .lobby import Lobby
-from .service.agent import RemoteSeat
 
 log = structlog.get_logger("arena.matchmaking")
 
@@ -46,19 +45,21 @@ class Matchmaker:
             self.pair_all()
 
     def pair_all(self) -> int:
+        view = self.lobby.view()
         started = 0
-        offers = sorted({(g, p) for s in self.lobby.sessions.values() if s.alive and s.join_ladder
-                         for g, p in s.games.items()}, key=lambda o: (o[0], o[1] or ""))
+        offers = sorted(view.offers(), key=lambda o: (o[0], o[1] or ""))
         # A fresh order each pass, so an agent offering several games is not always given the first.
         self._rng.shuffle(offers)
         for game_id, preset in offers:
-            while self._pair_one(game_id, preset):
+            while self._pair_one(view, game_id, preset):
                 started += 1
         return started
 
-    def _pair_one(self, game_id: str, preset: str | None) -> bool:
-        candidates = [s for s in self.lobby.available(game_id, ladder_only=True) if s.games[game_id] == preset]
-        if not candidates:
+    def _pair_one(self, view, game_id: str, preset: str | None) -> bool:
+        candidates = [s for s in view.available(game_id, ladder_only=True) if s.games[game_id] == preset]
+        # With several processes, each pairs the game when the longest-waiting agent is its own; the
+        # process of that agent referees the match (fewer pairing races, the same order as one process).
+        if not candidates or not view.is_local(candidates[0]):
             return False
         sides = self._sides.get((game_id, preset))
         if sides is None:
@@ -74,14 +75,16 @@ class Matchmaker:
                 names.add(session.agent_name)
             if len(group) == sides_needed:
                 break
-        if len(group) < sides_needed and time.monotonic() - group[0].waiting_since < self.house_delay:
+        if len(group) < sides_needed and time.time() - group[0].waiting_since < self.house_delay:
             return False
         holders: list = group + [None] * (sides_needed - len(group))    # None: a house agent
         self._rng.shuffle(holders)
         seed = self._rng.getrandbits(63)
         # One agent holds every seat of its side (team games); each seat has its own endpoint.
-        seats = [RemoteSeat(holders[side]) if holders[side] is not None else HouseSeat(self.house_agent, seed + seat)
+        seats = [view.seat(holders[side]) if holders[side] is not None else HouseSeat(self.house_agent, seed + seat)
                  for seat, side in enumerate(sides)]
         teams = sides if sides != list(range(len(sides))) else None
-        self.coordinator.start_match(game_id, None, seats, preset=preset, seed=seed, teams=teams)
+        if self.coordinator.start_match(game_id, None, seats, preset=preset, seed=seed, teams=teams) is None:
+            return False      # a session lost its room to another process's match: the next pass pairs again
+        view.claimed(group)
         return True

@@ -52,6 +52,12 @@ UNPARSEABLE = Counter("arena_unparseable_answers", "Text answers the game's pars
 LOG_COMMIT_SECONDS = Histogram(
     "arena_log_commit_seconds", "Commits of the match log's writes (one transaction per turn of the event loop)",
     ["backend"], buckets=_COMMIT_BUCKETS)
+CLUSTER_MESSAGES = Counter("arena_cluster_messages",
+                           "Messages between server processes on the cluster bus (several processes, one database)",
+                           ["direction"])     # direction: sent | received
+CLUSTER_TAKEOVERS = Counter("arena_cluster_takeovers",
+                            "Work taken over from server processes that died or stopped", ["kind"])
+# kind: process | match | tournament
 LOG_COMMIT_FAILURES = Counter("arena_log_commit_failures", "Commits of the match log's writes that failed", ["backend"])
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+import psycopg
 import structlog
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -21,6 +22,7 @@ from arena.v1 import agent_service_pb2, agent_service_pb2_grpc, arena_service_pb
 from arena.v1 import spectator_service_pb2, spectator_service_pb2_grpc
 
 from . import auth, logs, metrics
+from .cluster import ClusterNode
 from .coordinator import Coordinator
 from .federation.keys import KeyFileError
 from .federation.service import serve_federation
@@ -73,6 +75,9 @@ class ServerConfig:
     metrics_port: int = 0                   # Prometheus metrics over HTTP on host:metrics_port; 0: off
     http_port: int = 0                      # the web front (arena_server/web) on host:http_port; 0: off
     lab_key: str | None = None              # federation: the lab's key file (default: beside the database, if any)
+    # Several processes on one PostgreSQL database: seconds without a heartbeat before a process's
+    # work is taken over (at once when its connections are gone).
+    lease_seconds: float = 10.0
 
 
 class ServerStartError(Exception):
@@ -86,28 +91,35 @@ class ArenaServer:
     def __init__(self, config: ServerConfig):
         self.config = config
         logs.bind_process(server_id=config.server_id)
-        # One server per database: a file lock on a SQLite file, an advisory lock on PostgreSQL (claim).
+        # One server per SQLite file (a file lock); any number on one PostgreSQL database (cluster/).
         self._lock_fd = None if is_postgres_url(config.database) else _lock_database(config.database)
+        self.cluster: ClusterNode | None = None
         try:
             self.store = Store(config.database)
-            self.store.claim()
-        except StoreError as e:
+            if is_postgres_url(config.database):
+                self.cluster = ClusterNode(config.database, config.server_id, self.store,
+                                           lease_seconds=config.lease_seconds,
+                                           max_matches_per_agent=config.max_concurrent_per_agent)
+        except (StoreError, psycopg.Error) as e:
             if getattr(self, "store", None) is not None:
                 self.store.close()
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
-            raise ServerStartError(str(e)) from None
+            raise ServerStartError(str(e) if isinstance(e, StoreError) else
+                                   f"cannot join the other servers on {self.store.display_name}: "
+                                   f"{' '.join(str(e).split())}") from None
         # PostgreSQL: a lost connection ends the process (store/postgres.py says why).
         self.store.exit_on_lost_commit = True
         for migration in self.store.migrations_applied:
             log.info("database migrated", version=migration.version, description=migration.description)
         self._metrics_http = None
         self.web = None                     # the web front, when config.http_port is set
-        self.lobby = Lobby(max_matches_per_agent=config.max_concurrent_per_agent)
+        self.lobby = (self.cluster.lobby if self.cluster is not None
+                      else Lobby(max_matches_per_agent=config.max_concurrent_per_agent))
         self.limiter = RateLimiter(config.rate_limit, config.rate_burst)
         self.coordinator = Coordinator(
             self.store, Rules(per_decision=config.per_decision, max_retries=config.max_retries,
-                              on_failure=config.on_failure))
+                              on_failure=config.on_failure), server_id=config.server_id)
         self.matchmaker = Matchmaker(self.lobby, self.coordinator, house_delay=config.house_delay)
         self.arena_service = ArenaService(self.store, self.lobby, self.coordinator)
         self.port = 0
@@ -168,9 +180,15 @@ class ArenaServer:
                                        f"{e.strerror}") from None
         if self.config.http_port:
             await self._start_web()
-        # Listening is assured: carry on with the work a previous process left.
-        resumed, voided = self.coordinator.resume_interrupted_matches(agent_service.awaiting_seat)
-        tournaments = self.arena_service.resume_tournaments()
+        # Listening is assured: carry on with the work a previous process left (with several processes,
+        # the work no live process holds).
+        if self.cluster is not None:
+            self.cluster.wire(self.coordinator, agent_service, self.arena_service)
+            resumed, voided, tournaments = self.cluster.resume(self.cluster.start(f"{self.config.host}:{self.port}"))
+            self._background.append(asyncio.create_task(self.cluster.run(), name="cluster"))
+        else:
+            resumed, voided = self.coordinator.resume_interrupted_matches(agent_service.awaiting_seat)
+            tournaments = self.arena_service.resume_tournaments()
         if resumed or voided or tournaments:
             log.warning("resuming work interrupted by a previous shutdown", matches=resumed,
                         unresumable_matches_voided=voided, tournaments=tournaments)
@@ -227,6 +245,9 @@ class ArenaServer:
         if self._server is not None:
             await self._server.stop(grace)
         await self.coordinator.shutdown()
+        if self.cluster is not None:
+            self.cluster.stop()
+            self.cluster = None
         if self._metrics_http is not None:
             self._metrics_http[0].shutdown()
             self._metrics_http[0].server_close()

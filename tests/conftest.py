@@ -112,7 +112,7 @@ class RunningServer:
     def restart(self) -> None:
         """Starts the stopped or killed server again, on the same database file and port."""
         port = self.address.rsplit(":", 1)[1]
-        again = start_server(self.home, *self.extra, "--port", port, database=str(self.db))
+        again = start_server(self.home, *self.extra, "--port", port, database=str(self.db), admin_key=self.admin_key)
         self.process, self.address = again.process, again.address
 
     def stop(self) -> None:
@@ -125,8 +125,9 @@ class RunningServer:
                 self.process.wait()
 
 
-def start_server(tmp: Path, *extra: str, database: str | None = None) -> RunningServer:
-    """`arena-server serve` in `tmp`, on `database` (default: tmp/arena.db)."""
+def start_server(tmp: Path, *extra: str, database: str | None = None, admin_key: str | None = None) -> RunningServer:
+    """`arena-server serve` in `tmp`, on `database` (default: tmp/arena.db). `admin_key`: the database's,
+    for a server joining others on a PostgreSQL database (the first one wrote it in its directory)."""
     from arena_server.server import admin_key_path
     from arena_server.store import is_postgres_url
 
@@ -151,7 +152,8 @@ def start_server(tmp: Path, *extra: str, database: str | None = None) -> Running
         process.kill()
         raise RuntimeError("server did not start:\n" + log_path.read_text())
     key_file = tmp / admin_key_path(str(db))     # beside the file; in its directory for a URL
-    return RunningServer(address, db, key_file.read_text().strip(), process, log_path, extra, tmp)
+    key = admin_key or key_file.read_text().strip()
+    return RunningServer(address, db, key, process, log_path, extra, tmp)
 
 
 @pytest.fixture
@@ -160,8 +162,8 @@ def server_factory(tmp_path_factory):
     from the `backend` fixture, for tests that run on both back ends)."""
     servers = []
 
-    def make(*extra: str, database: str | None = None) -> RunningServer:
-        s = start_server(tmp_path_factory.mktemp("server"), *extra, database=database)
+    def make(*extra: str, database: str | None = None, admin_key: str | None = None) -> RunningServer:
+        s = start_server(tmp_path_factory.mktemp("server"), *extra, database=database, admin_key=admin_key)
         servers.append(s)
         return s
 

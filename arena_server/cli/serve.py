@@ -14,7 +14,8 @@ def add_parsers(sub) -> None:
     serve = sub.add_parser("serve", help="run the server on an embedded SQLite file or a PostgreSQL database")
     serve.add_argument("--db", default=DEFAULT_DB,
                        help="SQLite database file, created if missing, or a postgresql://user:password@host:port/dbname "
-                            "URL; the schema is created or migrated on start; one server per database "
+                            "URL; the schema is created or migrated on start; one server per SQLite file, any number "
+                            "on one PostgreSQL database, sharing its agents, matches and tournaments "
                             "(default %(default)s)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
     serve.add_argument("--port", type=port_number, default=50051,
@@ -38,6 +39,10 @@ def add_parsers(sub) -> None:
                        help="how long a dropped agent's seats wait for it to resume (with its resume token, or "
                             "after a server restart with a new session) before the failure policy takes them "
                             "(default %(default)g)")
+    serve.add_argument("--lease-seconds", type=positive_float, default=10.0, metavar="SECONDS",
+                       help="several servers on one PostgreSQL database: how long a server's heartbeat may be missing "
+                            "before another takes its matches and tournaments over (at once when its database "
+                            "connections are gone, as when it was killed) (default %(default)g)")
     serve.add_argument("--lab-key", metavar="PATH",
                        help="federation: the lab's signing key (`arena-server federation init`); with one, the server "
                             "serves its signed match records (default: DB.lab-key beside the database, if there)")
@@ -77,7 +82,7 @@ def _serve(args) -> int:
                           max_concurrent_per_agent=args.max_concurrent_per_agent, rate_limit=args.rate_limit,
                           rate_burst=args.rate_burst, resume_grace=args.resume_grace,
                           max_unread_messages=args.max_unread_messages, metrics_port=args.metrics_port,
-                          http_port=args.http_port, lab_key=args.lab_key)
+                          http_port=args.http_port, lab_key=args.lab_key, lease_seconds=args.lease_seconds)
     try:
         server_credentials(config)
     except ValueError as e:

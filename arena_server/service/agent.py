@@ -7,7 +7,9 @@ the pending request it answers.
 A session outlives its stream. When the stream drops, the session waits `resume_grace` seconds for
 a Hello carrying its resume token; that stream takes the session over and first receives a
 snapshot of every match (see AgentSession.attach). After a server restart, the seats of resumed
-matches wait the same grace window for the agent's next fresh Hello (awaiting_seat).
+matches wait the same grace window in a placeholder session for the agent's next fresh Hello
+(awaiting_seat); the new session then holds them through the placeholder (service/relay.py), and
+so does a new session on another process sharing the database (cluster/).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import grpc
 import structlog
@@ -29,6 +31,7 @@ from .. import PROTOCOL_VERSION, auth, metrics
 from ..limits import RateLimiter, echo
 from ..referee import RESIGNED, SeatEndpoint
 from ..store import Store
+from .relay import LocalRelay, Relay, RoutedMatch
 
 if TYPE_CHECKING:
     from ..lobby import Lobby
@@ -69,9 +72,11 @@ class AgentSession:
         self.matches: dict[str, tuple["MatchRunner", set[int]]] = {}
         self.pending: dict[tuple[str, int], tuple[pb.DecisionRequest, asyncio.Future]] = {}   # (match, decision)
         self._missed_endings: list[pb.ConnectResponse] = []    # MatchEnded sent while no stream was attached
-        self.waiting_since = time.monotonic()
+        self.waiting_since = time.time()
         self.last_match_started = 0.0
         self.joined_order = 0
+        # Set on a stand-in: the session its agent's stream is attached to (service/relay.py).
+        self.relay: Relay | None = None
 
     def configure(self, hello: pb.Hello, games: dict[str, str | None]) -> None:
         """What a fresh Hello asks for: its games, capacity and ladder choice."""
@@ -91,11 +96,13 @@ class AgentSession:
         self.outbox = asyncio.Queue()
         self.resume_token = secrets.token_urlsafe(24)
         self._queue_snapshot()
+        self._tell_routes()
         return self.stream_epoch
 
     def detach(self) -> None:
         """The stream is gone. Pending requests keep waiting, for a resume or their deadline."""
         self.alive = False
+        self._tell_routes()
 
     def abandon(self) -> None:
         """Nobody resumed within the grace window: every pending request is answered with None at once,
@@ -105,6 +112,38 @@ class AgentSession:
         for _, future in self.pending.values():
             if not future.done():
                 future.set_result(None)
+        self._tell_routes()
+
+    def relay_to(self, relay: Relay) -> None:
+        """The agent's stream is now another session's (the agent connected afresh, here or on another
+        process): every held match is held there too, then the snapshot goes there."""
+        self.relay = relay
+        self.stream_epoch += 1
+        self.alive = True
+        for match_id, (_, seats) in self.matches.items():
+            for seat in sorted(seats):
+                relay.hold(match_id, seat)
+        self._queue_snapshot()
+
+    def relay_lost(self) -> None:
+        """The session relayed to is gone for good (its process died): the seats wait, detached, for
+        the agent to connect again."""
+        self.relay = None
+        self.alive = False
+
+    def resend_pending(self) -> None:
+        """The pending requests again, with the time they have left (the stream relayed to came back)."""
+        now = time.time()
+        for request, future in self.pending.values():
+            if not future.done():
+                self.send(pb.ConnectResponse(decision_request=_with_time_left(request, now)))
+
+    def _tell_routes(self) -> None:
+        """Stand-ins whose matches this session holds follow its stream's state."""
+        routes = {id(runner.route): runner.route for runner, _ in self.matches.values()
+                  if isinstance(runner, RoutedMatch)}
+        for route in routes.values():
+            route.stream_state(self.alive, self.abandoned)
 
     def _queue_snapshot(self) -> None:
         """For each held match: MatchStarted for every held seat and the public events so far; then
@@ -118,29 +157,32 @@ class AgentSession:
         for ended in self._missed_endings:
             self.send(ended)
         self._missed_endings.clear()
-        now = time.time()
-        for request, future in self.pending.values():
-            if not future.done():
-                resent = pb.DecisionRequest()
-                resent.CopyFrom(request)
-                resent.time_remaining.FromNanoseconds(max(0, request.deadline.ToNanoseconds() - int(now * 1e9)))
-                self.send(pb.ConnectResponse(decision_request=resent))
+        self.resend_pending()
 
     # ---- seats --------------------------------------------------------------------------------
     def free_slots(self) -> int:
         return self.capacity - len(self.matches)
 
-    def hold(self, match_id: str, seat: int, runner: "MatchRunner") -> None:
-        self.matches.setdefault(match_id, (runner, set()))[1].add(seat)
-        self.last_match_started = time.monotonic()
+    def hold(self, match_id: str, seat: int, runner: "MatchRunner | RoutedMatch") -> None:
+        held = self.matches.get(match_id)
+        if held is None or held[0] is not runner:     # a new match, or a new referee for it (a takeover)
+            held = self.matches[match_id] = (runner, set())
+        held[1].add(seat)
+        self.last_match_started = time.time()
+        if self.relay is not None:
+            self.relay.hold(match_id, seat)
 
     def release(self, match_id: str) -> None:
         if self.matches.pop(match_id, None) is not None:
-            self.waiting_since = time.monotonic()
+            self.waiting_since = time.time()
+            if self.relay is not None:
+                self.relay.release(match_id)
 
     # ---- outgoing -------------------------------------------------------------------------------
     def send(self, message: pb.ConnectResponse) -> None:
-        if self.alive:
+        if self.relay is not None:
+            self.relay.push(message)
+        elif self.alive:
             self.outbox.put_nowait(message)
         elif not self.abandoned and message.WhichOneof("message") == "match_ended":
             self._missed_endings.append(message)   # events and requests are rebuilt by the snapshot
@@ -180,6 +222,9 @@ class AgentSession:
 
     def on_probe_answer(self, answer: pb.ProbeAnswer) -> pb.Error | None:
         future = self.pending_probes.get((answer.match_id, answer.probe_id))
+        if (future is None or future.done()) and (routed := self._routed(answer.match_id)) is not None:
+            routed.route.probe_answer(answer)
+            return None
         if future is None or future.done():
             return pb.Error(code=pb.ERROR_CODE_STALE_DECISION, match_id=echo(answer.match_id),
                             message=f"probe {echo(answer.probe_id)!r} is not awaited (late, duplicated or never asked)")
@@ -191,6 +236,9 @@ class AgentSession:
         """Routes a decision to the request it answers; an Error when it answers none."""
         entry = self.pending.get((decision.match_id, decision.decision_id))
         if entry is None or entry[1].done():
+            if (routed := self._routed(decision.match_id)) is not None:
+                routed.route.decision(decision)
+                return None
             if decision.match_id not in self.matches:
                 match_id = echo(decision.match_id)
                 return pb.Error(code=pb.ERROR_CODE_UNKNOWN_MATCH, match_id=match_id, decision_id=decision.decision_id,
@@ -203,6 +251,9 @@ class AgentSession:
 
     def on_resign(self, resign: pb.Resign) -> pb.Error | None:
         held = self.matches.get(resign.match_id)
+        if held is not None and isinstance(held[0], RoutedMatch) and resign.seat in held[1]:
+            held[0].route.resign(resign)
+            return None
         if held is None or resign.seat not in held[1]:
             match_id = echo(resign.match_id)
             return pb.Error(code=pb.ERROR_CODE_UNKNOWN_MATCH, match_id=match_id,
@@ -213,6 +264,18 @@ class AgentSession:
             if match_id == resign.match_id and request.seat == resign.seat and not future.done():
                 future.set_result(RESIGNED)
         return None
+
+
+    def _routed(self, match_id: str) -> RoutedMatch | None:
+        held = self.matches.get(match_id)
+        return held[0] if held is not None and isinstance(held[0], RoutedMatch) else None
+
+
+def _with_time_left(request: pb.DecisionRequest, now: float) -> pb.DecisionRequest:
+    resent = pb.DecisionRequest()
+    resent.CopyFrom(request)
+    resent.time_remaining.FromNanoseconds(max(0, request.deadline.ToNanoseconds() - int(now * 1e9)))
+    return resent
 
 
 class RemoteSeat(SeatEndpoint):
@@ -258,7 +321,12 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         self.resume_grace = resume_grace
         self.max_unread_messages = max_unread_messages
         self._resumable: dict[str, AgentSession] = {}   # resume token -> session, attached or in its grace window
-        self._awaiting: dict[str, AgentSession] = {}    # agent name -> seats of matches resumed after a restart
+        # Agent name -> placeholders holding the seats of matches resumed after a restart (or taken
+        # over from a dead process) until the agent connects again.
+        self._awaiting: dict[str, list[AgentSession]] = {}
+        # Several processes: a session opened with a fresh Hello, and the placeholders it took here
+        # (cluster/node.py hands the other processes' placeholders to it).
+        self.on_fresh: Callable[[AgentSession, list[AgentSession]], None] | None = None
 
     async def Connect(self, request_iterator, context: grpc.aio.ServicerContext):
         # The first message is read before the key is checked: when a server ends a bidirectional
@@ -279,6 +347,12 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         session, rejected = await self._session_for(hello, name, context)
         resumed = bool(hello.resume_token)
         epoch = self._attach(session)
+        if not resumed:
+            adopted = self.adopt_awaiting(name, lambda placeholder: LocalRelay(placeholder, session, self.store),
+                                          match_events=session.match_events, images=session.images,
+                                          probes=session.probes)
+            if self.on_fresh is not None:
+                self.on_fresh(session, adopted)
         metrics.SESSIONS_CONNECTED.inc()      # until this call's finally below
         if resumed:
             metrics.RESUMES.inc()
@@ -337,12 +411,22 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
                                     f"the resume token belongs to another agent than {name!r}")
             return session, []
         games, rejected = _resolve_games(hello)
-        session = self._awaiting.pop(name, None)
-        if session is not None:
-            metrics.RECONNECTS.inc()       # the agent is back after a restart, for its matches' seats
-        session = session or AgentSession(_session_id(), name)
+        session = AgentSession(_session_id(), name)
         session.configure(hello, games)
         return session, rejected
+
+    def adopt_awaiting(self, agent_name: str, relay_for: Callable[[AgentSession], Relay], *, match_events: bool,
+                       images: bool, probes: bool) -> list[AgentSession]:
+        """A fresh session of `agent_name` (here or on another process) takes the seats waiting for it
+        here: each placeholder relays to it (`relay_for(placeholder)`), with the session's
+        capabilities. Returns the placeholders it took."""
+        adopted = [p for p in self._awaiting.pop(agent_name, []) if not p.abandoned]
+        for placeholder in adopted:
+            placeholder.match_events, placeholder.images, placeholder.probes = match_events, images, probes
+            placeholder.relay_to(relay_for(placeholder))
+        if adopted:
+            metrics.RECONNECTS.inc()       # the agent is back for its matches' seats
+        return adopted
 
     def _attach(self, session: AgentSession) -> int:
         if session.alive and session.stream_task is not None:
@@ -351,6 +435,7 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
         epoch = session.attach()
         session.stream_task = asyncio.current_task()
         self._resumable[session.resume_token] = session
+        self.lobby.register(session)
         return epoch
 
     def _detach(self, session: AgentSession) -> None:
@@ -370,20 +455,35 @@ class AgentService(agent_service_pb2_grpc.AgentServiceServicer):
             return   # resumed in time
         session.abandon()
         self._resumable.pop(session.resume_token, None)
-        if self._awaiting.get(session.agent_name) is session:
-            del self._awaiting[session.agent_name]
+        self.lobby.forget(session)
+        waiting = self._awaiting.get(session.agent_name)
+        if waiting is not None and session in waiting:
+            waiting.remove(session)
+            if not waiting:
+                del self._awaiting[session.agent_name]
         if session.matches:
             log.info("grace window over; the failure policy takes the seats", session_id=session.session_id,
                      agent=session.agent_name, running_matches=len(session.matches))
 
-    def awaiting_seat(self, agent_name: str) -> "RemoteSeat":
+    def awaiting_seat(self, record, seat: int) -> "RemoteSeat":
         """A seat of a match resumed after a restart. Resume tokens do not survive a restart, so the
         seats wait, for the grace window, for the agent's next fresh Hello, which takes them all."""
-        session = self._awaiting.get(agent_name)
-        if session is None:
-            session = self._awaiting[agent_name] = AgentSession(_session_id(), agent_name)
-            self._expire_later(session)
-        return RemoteSeat(session)
+        return RemoteSeat(self.placeholder(record.players[seat]["agent_name"]))
+
+    def placeholder(self, agent_name: str) -> AgentSession:
+        """The session in which seats wait for `agent_name` to connect again (one per agent)."""
+        for session in self._awaiting.get(agent_name, ()):
+            if not session.abandoned and session.relay is None:
+                return session
+        session = AgentSession(_session_id(), agent_name)
+        self.wait_for_agent(session)
+        return session
+
+    def wait_for_agent(self, session: AgentSession) -> None:
+        """Seats of `session` (a placeholder, or a stand-in whose target's process died) wait the grace
+        window for the agent's next fresh Hello, here or on another process."""
+        self._awaiting.setdefault(session.agent_name, []).append(session)
+        self._expire_later(session)
 
     async def _check_hello(self, hello: pb.Hello, principal: auth.Principal, context) -> str:
         """Aborts the call when Hello is refused; else returns the name the session plays as: the

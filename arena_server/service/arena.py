@@ -6,7 +6,7 @@ import asyncio
 import json
 import secrets
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import grpc
 
@@ -20,7 +20,7 @@ from ..referee import Rules
 from ..store import Store
 from ..suites import SUITES
 from ..tournaments import TournamentConfig, TournamentRunner
-from ..tournaments.runner import DEFAULT_ABSENT_TIMEOUT
+from ..tournaments.runner import DEFAULT_ABSENT_TIMEOUT, Waiting
 
 if TYPE_CHECKING:
     from ..coordinator import Coordinator
@@ -47,6 +47,8 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         self.coordinator = coordinator
         self.tournament_tasks: dict[str, asyncio.Task] = {}
         self.tournament_runners: dict[str, TournamentRunner] = {}
+        # Several processes: tells the process running a tournament to cancel it (cluster/hub.py).
+        self.cancel_elsewhere: Callable[[str, str], None] | None = None
 
     # ---- games and agents ---------------------------------------------------------------------------
     async def ListGames(self, request, context):
@@ -67,7 +69,8 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
 
     async def ListAgents(self, request, context):
         await auth.require(self.store, context, "spectate")
-        return pb.ListAgentsResponse(agents=[self._agent(row) for row in self.store.list_agents()])
+        connected = self.lobby.connected_agents()      # one reading for the whole list
+        return pb.ListAgentsResponse(agents=[self._agent(row, connected) for row in self.store.list_agents()])
 
     async def CreateApiKey(self, request, context):
         await auth.require(self.store, context, "admin")
@@ -81,10 +84,10 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         return pb.CreateApiKeyResponse(api_key=key, key_id=key_id)
 
-    def _agent(self, row) -> pb.Agent:
+    def _agent(self, row, connected: set[str] | None = None) -> pb.Agent:
+        connected = self.lobby.connected_agents() if connected is None else connected
         return pb.Agent(name=row["name"], description=row["description"], house_agent=bool(row["house"]),
-                        created_at=convert.timestamp(row["created_at"]),
-                        connected=row["name"] in self.lobby.connected_agents())
+                        created_at=convert.timestamp(row["created_at"]), connected=row["name"] in connected)
 
     # ---- tournaments ------------------------------------------------------------------------------------
     async def CreateTournament(self, request, context):
@@ -161,16 +164,20 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
 
     def start_tournament(self, config: TournamentConfig) -> str:
         tournament_id = "t_" + secrets.token_hex(6)
-        self.store.add_tournament(tournament_id, config.to_dict(), "running")
+        self.store.add_tournament(tournament_id, config.to_dict(), "running", runner=self.coordinator.server_id)
         self._run_tournament(tournament_id, config)
         return tournament_id
 
-    def resume_tournaments(self) -> int:
-        """Restarts the runners of tournaments a previous process left running; each carries on from
-        the matches the store holds. Returns how many."""
+    def resume_tournaments(self, tournament_ids: list[str] | None = None) -> int:
+        """Restarts the runners of tournaments a previous process left running (or of those given,
+        taken over from a dead process); each carries on from the matches the store holds. Returns
+        how many."""
         rows = self.store.list_tournaments(status="running")
+        if tournament_ids is not None:
+            rows = [row for row in rows if row["tournament_id"] in tournament_ids]
         for row in rows:
-            self._run_tournament(row["tournament_id"], TournamentConfig.from_dict(json.loads(row["config"])))
+            if row["tournament_id"] not in self.tournament_tasks or self.tournament_tasks[row["tournament_id"]].done():
+                self._run_tournament(row["tournament_id"], TournamentConfig.from_dict(json.loads(row["config"])))
         return len(rows)
 
     def _run_tournament(self, tournament_id: str, config: TournamentConfig) -> None:
@@ -200,16 +207,23 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         if row["status"] != "running":
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 f"tournament {request.tournament_id} is {row['status']}, not running")
-        runner = self.tournament_runners.get(request.tournament_id)
-        task = self.tournament_tasks.get(request.tournament_id)
+        await self.cancel_tournament(request.tournament_id, row["runner"])
+        return pb.CancelTournamentResponse(tournament=self._tournament(request.tournament_id))
+
+    async def cancel_tournament(self, tournament_id: str, runner_process: str = "") -> None:
+        """Cancels a running tournament for good: its runner stops and its running matches are aborted,
+        on whichever process runs it (the status is stored at once)."""
+        runner = self.tournament_runners.get(tournament_id)
+        task = self.tournament_tasks.get(tournament_id)
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         if runner is not None:
             await runner.stop("cancelled", "cancelled by an operator")
-        else:
-            self.store.set_tournament_status(request.tournament_id, "cancelled", "cancelled by an operator")
-        return pb.CancelTournamentResponse(tournament=self._tournament(request.tournament_id))
+            return
+        self.store.set_tournament_status(tournament_id, "cancelled", "cancelled by an operator")
+        if runner_process and runner_process != self.coordinator.server_id and self.cancel_elsewhere is not None:
+            self.cancel_elsewhere(tournament_id, runner_process)
 
     def _tournament(self, tournament_id: str, row=None) -> pb.Tournament:
         row = row or self.store.get_tournament(tournament_id)
@@ -228,14 +242,14 @@ class ArenaService(arena_service_pb2_grpc.ArenaServiceServicer):
         )
         t.time_control.per_decision.FromNanoseconds(int(config.rules.per_decision * 1e9))
         t.absent_timeout.FromNanoseconds(int(config.absent_timeout * 1e9))
-        runner = self.tournament_runners.get(tournament_id)
-        if runner is not None and row["status"] == "running":
-            now = time.monotonic()
-            for wait in runner.waiting.values():
-                absent = t.waiting.add(agent_name=wait.agent_name, connected=wait.connected,
-                                       connected_games=wait.games, since=convert.timestamp(wait.since),
-                                       reason=wait.describe(config.game_id))
-                absent.remaining.FromNanoseconds(int(max(0.0, config.absent_timeout - (now - wait.started)) * 1e9))
+        if row["status"] == "running":     # as its runner stored them, whichever process runs it
+            now = time.time()
+            for wait in json.loads(row["waiting"]):
+                described = Waiting(wait["agent_name"], wait["connected"], wait["games"], wait["since"])
+                absent = t.waiting.add(agent_name=wait["agent_name"], connected=wait["connected"],
+                                       connected_games=wait["games"], since=convert.timestamp(wait["since"]),
+                                       reason=described.describe(config.game_id))
+                absent.remaining.FromNanoseconds(int(max(0.0, config.absent_timeout - (now - wait["since"])) * 1e9))
         return t
 
     # ---- matches --------------------------------------------------------------------------------------------

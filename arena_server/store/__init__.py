@@ -6,6 +6,6 @@ schema to the current version (migrations.py).
 """
 
 from .base import LogEntry, MatchRecord, Store, is_postgres_url
-from .errors import DatabaseInUse, SchemaTooNew, StoreError
+from .errors import SchemaTooNew, StoreError
 
-__all__ = ["DatabaseInUse", "LogEntry", "MatchRecord", "SchemaTooNew", "Store", "StoreError", "is_postgres_url"]
+__all__ = ["LogEntry", "MatchRecord", "SchemaTooNew", "Store", "StoreError", "is_postgres_url"]

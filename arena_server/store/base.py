@@ -30,10 +30,10 @@ from typing import Any, Iterator
 import structlog
 
 from .. import metrics
-from .errors import DatabaseInUse, SchemaTooNew, StoreError
+from .errors import SchemaTooNew, StoreError
 from .migrations import LATEST, MIGRATIONS, SCHEMA_VERSION_TABLE, Migration
 
-__all__ = ["DatabaseInUse", "LogEntry", "MatchRecord", "SchemaTooNew", "Store", "StoreError", "is_postgres_url"]
+__all__ = ["LogEntry", "MatchRecord", "SchemaTooNew", "Store", "StoreError", "is_postgres_url"]
 
 log = structlog.get_logger("arena.store")
 
@@ -57,6 +57,7 @@ class MatchRecord:
     result: dict[str, Any] | None
     created_at: float
     ended_at: float | None
+    referee: str = ""                   # the server process refereeing it (several processes on one database)
 
     @property
     def agent_names(self) -> list[str]:
@@ -138,10 +139,6 @@ class Store:
     def _has_table(self, name: str) -> bool:
         raise NotImplementedError
 
-    def claim(self) -> None:
-        """Makes this store the only server on its database for as long as it is open; raises
-        DatabaseInUse when another server holds it. (SQLite: the server's file lock does it.)"""
-
     def close(self) -> None:
         raise NotImplementedError
 
@@ -204,6 +201,7 @@ class Store:
         self._batch_open = False
         started = time.perf_counter()
         try:
+            self._fence()
             self._commit()
         except self.Error:
             metrics.observe_commit(self.backend, started, ok=False)
@@ -214,6 +212,9 @@ class Store:
 
     def _commit_failed(self) -> None:
         self._rollback()
+
+    def _fence(self) -> None:
+        """Runs in a batch's transaction before it commits (several processes: the lease check, cluster/members.py)."""
 
     def _open_batch(self) -> None:
         if self._batch_open:
@@ -281,11 +282,16 @@ class Store:
         return row is not None
 
     # ---- tournaments ----------------------------------------------------------------------------
-    def add_tournament(self, tournament_id: str, config: dict[str, Any], status: str) -> None:
+    def add_tournament(self, tournament_id: str, config: dict[str, Any], status: str, runner: str = "") -> None:
         self._write(
-            "INSERT INTO tournaments(tournament_id, config, status, created_at) VALUES (?, ?, ?, ?)",
-            (tournament_id, json.dumps(config), status, time.time()),
+            "INSERT INTO tournaments(tournament_id, config, status, created_at, runner) VALUES (?, ?, ?, ?, ?)",
+            (tournament_id, json.dumps(config), status, time.time(), runner),
         )
+
+    def set_tournament_waiting(self, tournament_id: str, waiting: list[dict[str, Any]]) -> None:
+        """The agents a running tournament cannot seat, as its runner last saw them (GetTournament
+        reads them on whichever process is asked)."""
+        self._write("UPDATE tournaments SET waiting = ? WHERE tournament_id = ?", (json.dumps(waiting), tournament_id))
 
     def set_tournament_config(self, tournament_id: str, config: dict[str, Any]) -> None:
         """Replaces a tournament's stored configuration (a sampled tournament's growing plan)."""
@@ -311,23 +317,14 @@ class Store:
         return {r["status"]: r["n"] for r in rows}
 
     # ---- matches -----------------------------------------------------------------------------
-    def add_match(self, m: MatchRecord) -> None:
+    def add_match(self, m: MatchRecord, sessions: dict[int, str] | None = None) -> None:
+        """`sessions`: the agent session holding each seat (by seat; house seats hold none)."""
         # Whole: it joins the batch (or, off a loop, commits by itself), and a failed insert is undone
         # without touching the batch's other writes.
         self._open_batch()
         with self._atomic():
-            self._batch_execute(
-                "INSERT INTO matches(match_id, tournament_id, game_id, rules_version, parameters, players, seed,"
-                " time_control, failure_policy, status, result, created_at, ended_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (m.match_id, m.tournament_id, m.game_id, m.rules_version, json.dumps(m.parameters),
-                 json.dumps(m.players), m.seed, json.dumps(m.time_control), json.dumps(m.failure_policy),
-                 m.status, json.dumps(m.result) if m.result is not None else None, m.created_at, m.ended_at),
-            )
-            self._batch_execute(
-                "INSERT INTO match_agents(match_id, agent_name, seat) VALUES (?, ?, ?)",
-                [(m.match_id, p["agent_name"], p["seat"]) for p in m.players], many=True,
-            )
+            self._batch_execute(MATCH_INSERT, match_row(m))
+            self._batch_execute(SEAT_INSERT, seat_rows(m, sessions), many=True)
 
     def set_match_status(self, match_id: str, status: str) -> None:
         self._match_write("UPDATE matches SET status = ? WHERE match_id = ?", (status, match_id))
@@ -396,6 +393,23 @@ class Store:
         return [LogEntry(r["seq"], r["kind"], bool(r["public"]), json.loads(r["data"]), r["time"]) for r in rows]
 
 
+MATCH_INSERT = (
+    "INSERT INTO matches(match_id, tournament_id, game_id, rules_version, parameters, players, seed,"
+    " time_control, failure_policy, status, result, created_at, ended_at, referee)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+SEAT_INSERT = "INSERT INTO match_agents(match_id, agent_name, seat, session_id) VALUES (?, ?, ?, ?)"
+
+
+def match_row(m: MatchRecord) -> tuple:
+    return (m.match_id, m.tournament_id, m.game_id, m.rules_version, json.dumps(m.parameters), json.dumps(m.players),
+            m.seed, json.dumps(m.time_control), json.dumps(m.failure_policy), m.status,
+            json.dumps(m.result) if m.result is not None else None, m.created_at, m.ended_at, m.referee)
+
+
+def seat_rows(m: MatchRecord, sessions: dict[int, str] | None) -> list[tuple]:
+    return [(m.match_id, p["agent_name"], p["seat"], (sessions or {}).get(p["seat"], "")) for p in m.players]
+
+
 def _match_from_row(row) -> MatchRecord:
     return MatchRecord(
         match_id=row["match_id"], tournament_id=row["tournament_id"], game_id=row["game_id"],
@@ -403,5 +417,5 @@ def _match_from_row(row) -> MatchRecord:
         players=json.loads(row["players"]), seed=row["seed"], time_control=json.loads(row["time_control"]),
         failure_policy=json.loads(row["failure_policy"]), status=row["status"],
         result=json.loads(row["result"]) if row["result"] else None, created_at=row["created_at"],
-        ended_at=row["ended_at"],
+        ended_at=row["ended_at"], referee=row["referee"],
     )

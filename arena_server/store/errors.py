@@ -7,9 +7,5 @@ class StoreError(Exception):
     """The database cannot be used; the message says why in one line, for the operator."""
 
 
-class DatabaseInUse(StoreError):
-    """Another arena-server already serves this database."""
-
-
 class SchemaTooNew(StoreError):
     """The database was migrated by a newer server than this one."""

@@ -86,6 +86,41 @@ MIGRATIONS: tuple[Migration, ...] = (
             PRIMARY KEY (match_id, seq)
         )""",
     )),
+    Migration(2, "several server processes on one database: server leases, agent sessions, each match's referee "
+                 "and each seat's session, each tournament's runner and the agents it waits for", (
+        # One row per live server process; a process whose heartbeat is stale (or whose connections
+        # are gone) has lost its lease, and another process takes its matches and tournaments over.
+        """CREATE TABLE IF NOT EXISTS servers (
+            server_id    TEXT PRIMARY KEY,
+            address      TEXT NOT NULL DEFAULT '',
+            host         TEXT NOT NULL DEFAULT '',
+            pid          INTEGER NOT NULL DEFAULT 0,
+            started_at   DOUBLE PRECISION NOT NULL,
+            heartbeat_at DOUBLE PRECISION NOT NULL
+        )""",
+        # The agent sessions of every process, for pairing across processes. A session's matches are
+        # counted from match_agents, so a seat is claimed in the same transaction as its match.
+        """CREATE TABLE IF NOT EXISTS sessions (
+            session_id         TEXT PRIMARY KEY,
+            server_id          TEXT NOT NULL,
+            agent_name         TEXT NOT NULL,
+            games              TEXT NOT NULL,
+            capacity           INTEGER NOT NULL,
+            join_ladder        INTEGER NOT NULL,
+            match_events       INTEGER NOT NULL,
+            images             INTEGER NOT NULL,
+            probes             INTEGER NOT NULL,
+            alive              INTEGER NOT NULL,
+            joined_at          DOUBLE PRECISION NOT NULL,
+            waiting_since      DOUBLE PRECISION NOT NULL,
+            last_match_started DOUBLE PRECISION NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent_name)",
+        "ALTER TABLE matches ADD COLUMN referee TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE match_agents ADD COLUMN session_id TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE tournaments ADD COLUMN runner TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE tournaments ADD COLUMN waiting TEXT NOT NULL DEFAULT '[]'",
+    )),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -18,30 +18,28 @@ measures what the synchronous round trips cost.)
   lost and anything woken after them would report what is not recorded: with `exit_on_lost_commit`
   (the server sets it) the process exits at once (status 75), for its supervisor to restart it; the
   new process resumes every match from what was committed.
-- A server holds a session advisory lock for as long as it runs (`claim`), so a second server on the
-  same database is refused as on SQLite. Migrations take a transaction-scoped advisory lock, so two
-  processes starting at once migrate one after the other.
+- Any number of server processes may share the database (cluster/: leases, routing, takeover); with
+  `fence` set, a batch commits only while this process holds its lease. Migrations take a
+  transaction-scoped advisory lock, so two processes starting at once migrate one after the other.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import time
 from contextlib import contextmanager
+from typing import Callable
 
 import psycopg
 import structlog
 from psycopg.rows import dict_row
 
 from .base import Store
-from .errors import DatabaseInUse, StoreError
+from .errors import StoreError
 
 log = structlog.get_logger("arena.store")
 
-SERVER_LOCK = 0x4172656E61_01       # pg advisory lock keys: "Arena" and a number
-MIGRATION_LOCK = 0x4172656E61_02
-CLAIM_WAIT = 5.0    # seconds a server waits for the lock: a killed predecessor's session may linger a moment
+MIGRATION_LOCK = 0x4172656E61_02      # pg advisory lock keys: "Arena" and a number
 EXIT_STATUS_LOST_COMMIT = 75    # EX_TEMPFAIL: restart me
 
 
@@ -65,6 +63,7 @@ class PostgresStore(Store):
         self._sql_cache: dict[str, str] = {}
         self._batch_log: list[tuple[str, object, bool]] = []   # the open batch's writes, for a replay
         self._atomic_depth = 0
+        self.fence: Callable[[psycopg.Connection], None] | None = None    # cluster/members.py: the lease check
         try:
             self._conn = psycopg.connect(self.url, autocommit=True, row_factory=dict_row,
                                          connect_timeout=connect_timeout, application_name="arena-server")
@@ -142,6 +141,10 @@ class PostgresStore(Store):
         self._batch_log.clear()
         self._conn.execute("COMMIT")
 
+    def _fence(self) -> None:
+        if self.fence is not None:
+            self.fence(self._conn)
+
     def _rollback(self) -> None:
         self._batch_log.clear()
         if (not self._conn.closed and not self._conn.broken
@@ -186,15 +189,6 @@ class PostgresStore(Store):
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
-
-    # ---- the server's hold ------------------------------------------------------------------------
-    def claim(self) -> None:
-        deadline = time.monotonic() + CLAIM_WAIT
-        while not self._conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (SERVER_LOCK,)).fetchone()["ok"]:
-            if time.monotonic() > deadline:
-                raise DatabaseInUse(f"another arena-server is already using the database {self.display_name}; "
-                                    f"stop it first, or give this one another --db")
-            time.sleep(0.2)
 
     def close(self) -> None:
         if self._conn.closed:

@@ -28,7 +28,6 @@ from ..house import HOUSE_AGENTS, HouseSeat
 from ..lobby import Lobby
 from ..referee import MatchRunner, Rules, SeatEndpoint
 from ..referee.match import FAILURE_POLICIES
-from ..service.agent import RemoteSeat
 from ..store import Store
 from .schedules import SCHEDULES
 
@@ -172,7 +171,8 @@ class TournamentRunner:
         self.log = log.bind(tournament_id=tournament_id)
         self.waiting: dict[str, Waiting] = {}
         self.given_up: set[str] = set()     # absent agents whose seats the failure policy takes
-        self.in_flight: dict[asyncio.Future, tuple[int, MatchRunner]] = {}
+        self.in_flight: dict[asyncio.Future, tuple[int, MatchRunner | None]] = {}
+        self._stored_waiting: list[dict[str, Any]] = []
 
     async def run(self) -> None:
         try:
@@ -232,8 +232,9 @@ class TournamentRunner:
         while queue or in_flight:
             still_queued = []
             absent: dict[str, tuple[bool, list[str]]] = {}
+            view = self.lobby.view() if queue else None
             for index, seating in queue:
-                runner = self._try_start(index, seating, replays.get(frozenset(seating), 0), absent)
+                runner = self._try_start(view, index, seating, replays.get(frozenset(seating), 0), absent)
                 if runner is None:
                     still_queued.append((index, seating))
                 else:
@@ -284,6 +285,10 @@ class TournamentRunner:
             elif (runner := self.coordinator.running.get(match.match_id)) is not None:
                 slots.remove(slot)
                 in_flight[runner.finished] = (slot, runner)
+            elif match.referee and match.referee != self.coordinator.server_id:
+                # Refereed by another process sharing the database: followed there to its end.
+                slots.remove(slot)
+                in_flight[self.coordinator.ended_elsewhere(match.match_id)] = (slot, None)
             else:
                 self.log.warning("a recorded match is neither ended nor running; its slot is played again",
                                  match_id=match.match_id)
@@ -314,8 +319,10 @@ class TournamentRunner:
         (void), and the status is stored, so it never resumes."""
         self.store.set_tournament_status(self.tournament_id, status, error)
         for _, runner in list(self.in_flight.values()):
-            await self.coordinator.abort(runner.record.match_id, f"tournament {status}")
+            if runner is not None:
+                await self.coordinator.abort(runner.record.match_id, f"tournament {status}")
         self.waiting.clear()
+        self._store_waiting()
         self.log.warning(f"tournament {status}", error=error)
 
     def _note_absent(self, absent: dict[str, tuple[bool, list[str]]]) -> list[Waiting]:
@@ -344,27 +351,39 @@ class TournamentRunner:
                 expired.append(wait)
         for wait in expired:
             del self.waiting[wait.agent_name]
+        self._store_waiting()
         return expired
 
-    def _try_start(self, index: int, seating: list[str], replay: int,
+    def _store_waiting(self) -> None:
+        """The waits as GetTournament shows them, in the store, when they changed (any process may be asked)."""
+        waiting = [{"agent_name": w.agent_name, "connected": w.connected, "games": w.games, "since": w.since}
+                   for w in self.waiting.values()]
+        if waiting != self._stored_waiting:
+            self.store.set_tournament_waiting(self.tournament_id, waiting)
+            self._stored_waiting = waiting
+
+    def _try_start(self, view, index: int, seating: list[str], replay: int,
                    absent: dict[str, tuple[bool, list[str]]]) -> MatchRunner | None:
         """Starts the match of `seating` if every agent can take a seat now; else notes in `absent`
-        the agents that are not connected for the game and returns None."""
+        the agents that are not connected for the game and returns None. `view` is the pass's
+        reading of the lobby."""
         seed = (self.config.seed + index * 1_000_003 + replay * 7_919) % (1 << 63)
         seats: list[SeatEndpoint] = []
+        sessions = {}
         for seat, name in enumerate(seating):
             if name in HOUSE_AGENTS:
                 seats.append(HouseSeat(name, seed + seat))
                 continue
-            session = self.lobby.session_for(name, self.config.game_id)
+            session = sessions.get(name) or view.session_for(name, self.config.game_id)
             if session is None and name in self.given_up:
                 seats.append(AbsentSeat(name))
             elif session is None:
-                games = self.lobby.games_of(name)
+                games = view.games_of(name)
                 if games is None or self.config.game_id not in games:
                     absent[name] = (games is not None, sorted(games or ()))
             else:
-                seats.append(RemoteSeat(session))
+                sessions[name] = session
+                seats.append(view.seat(session))
         if len(seats) < len(seating):
             return None
         parameters = self.config.parameters
@@ -372,7 +391,10 @@ class TournamentRunner:
             parameters = {**parameters, **self.config.listed[index].get("parameters", {})}
         if self.config.challenger_seat_parameter:
             parameters = {**parameters, self.config.challenger_seat_parameter: seating.index(self.config.agents[0])}
-        return self.coordinator.start_match(
+        runner = self.coordinator.start_match(
             self.config.game_id, parameters, seats, rules=self.config.rules,
             tournament_id=self.tournament_id, seed=seed, teams=self.config.seat_sides,
         )
+        if runner is not None:
+            view.claimed(list(sessions.values()))
+        return runner

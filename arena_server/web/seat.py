@@ -131,6 +131,7 @@ class BrowserPlayers:
         if session.alive or session.stream_epoch != epoch:
             return
         session.abandon()
+        self.lobby.forget(session)
         for token, held in list(self._players.items()):
             if held is player:
                 del self._players[token]

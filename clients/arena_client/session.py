@@ -14,6 +14,11 @@ they have left. A server that restarted no longer knows the token and refuses it
 connects with a fresh Hello and the server hands back the agent's seats by name. Re-sent
 MatchStarted and events are not passed to the agent twice.
 
+Several addresses may be given (servers sharing one database): the session connects to the first
+that answers, resumes on the same one after a drop, and moves on to the next when the one it was on
+cannot be reached (a dead process); there it connects afresh, and the agent's seats come back to it
+by name, wherever their matches are refereed.
+
 A Decision the server drops because the API key went over its rate limit (an in-band RATE_LIMITED
 error naming the decision) is not asked for again: the session sends the same Decision again after
 the wait the error quotes, as long as the server may still take it.
@@ -73,15 +78,18 @@ class SessionError(Exception):
     """The session could not start or was ended by the server (unreachable server, refused key,
     unsupported protocol version, dropped stream). `code` is the gRPC status, when there is one."""
 
-    def __init__(self, message: str, code: grpc.StatusCode | None = None, refused: bool = False):
+    def __init__(self, message: str, code: grpc.StatusCode | None = None, refused: bool = False,
+                 unreachable: bool = False):
         super().__init__(message)
         self.code = code
         self.refused = refused      # the server answered the handshake with this error
+        self.unreachable = unreachable    # no connection could be made at all
 
 
 class Session:
-    """Plays `agent` on `server` (host:port) until `max_matches` matches have ended (None: until the
-    server closes the stream or the task is cancelled).
+    """Plays `agent` on `server` (host:port; or several, comma-separated or a list, of servers sharing a
+    database) until `max_matches` matches have ended (None: until the server closes the stream or the
+    task is cancelled).
 
     games: game ids, or (game id, preset) pairs; None offers every game the server lists (with
     ArenaService.ListGames, using the same key) that `agent.can_play` accepts. `preset` is asked for
@@ -99,7 +107,8 @@ class Session:
     between them. A Session runs once.
     """
 
-    def __init__(self, agent: Agent, server: str, api_key: str, games: Iterable[str | tuple[str, str]] | None = None,
+    def __init__(self, agent: Agent, server: str | Iterable[str], api_key: str,
+                 games: Iterable[str | tuple[str, str]] | None = None,
                  *, preset: str = "", name: str | None = None, version: str | None = None,
                  description: str | None = None, max_concurrent_matches: int = 1, join_ladder: bool = True,
                  capabilities: Iterable[str] = (), max_matches: int | None = None, secure: bool = False,
@@ -109,7 +118,10 @@ class Session:
                  on_welcome: Callable[[WelcomeView], Any] | None = None, reconnect: bool = True,
                  max_reconnect_attempts: int = 10):
         self.agent = agent
-        self.server = server
+        self.servers = [a.strip() for a in (server.split(",") if isinstance(server, str) else server) if a.strip()]
+        if not self.servers:
+            raise ValueError("give at least one server address (host:port)")
+        self.server = self.servers[0]      # the address in use now
         # None until the server's list is read, when no games were given.
         self.games = None if games is None else [(g, preset) if isinstance(g, str) else tuple(g) for g in games]
         if self.games == []:
@@ -165,12 +177,19 @@ class Session:
                 self._threads = None
 
     async def _run(self) -> list[ResultView]:
+        untried = len(self.servers) - 1       # other addresses for the first connection
         while True:
             try:
                 await self._stream()
                 return self.results
             except SessionError as e:
-                if self.welcome is None or not self.reconnect:
+                if self.welcome is None:
+                    if e.unreachable and untried > 0:
+                        untried -= 1
+                        self._next_server()
+                        continue
+                    raise
+                if not self.reconnect:
                     raise
                 if self._resume and e.refused and e.code != grpc.StatusCode.UNAVAILABLE:
                     # The server is up but did not take the token (NOT_FOUND after a restart, or that
@@ -181,20 +200,25 @@ class Session:
                     continue
                 if e.code not in RECONNECTABLE or self._failed_attempts >= self.max_reconnect_attempts:
                     raise
-                delay = min(10.0, 0.5 * 2 ** self._failed_attempts)
+                moved = e.unreachable and len(self.servers) > 1
+                if moved:           # that process is gone: the next address, where a fresh Hello gets the seats back
+                    self._next_server()
+                # Each address is tried at once after the one before it failed; a whole round backs off.
+                rounds, position = divmod(self._failed_attempts, len(self.servers))
+                delay = 0.0 if moved and position < len(self.servers) - 1 else min(10.0, 0.5 * 2 ** rounds)
                 self._failed_attempts += 1
-                log.warning("%s; reconnecting in %.1f s (attempt %d of %d)", e, delay, self._failed_attempts,
-                            self.max_reconnect_attempts)
+                log.warning("%s; reconnecting to %s in %.1f s (attempt %d of %d)", e, self.server, delay,
+                            self._failed_attempts, self.max_reconnect_attempts)
                 await asyncio.sleep(delay)
+
+    def _next_server(self) -> None:
+        self.server = self.servers[(self.servers.index(self.server) + 1) % len(self.servers)]
+        self._resume = False       # a resume token is good only on the server that issued it
 
     async def _stream(self) -> None:
         """One stream, from connecting to its end; raises SessionError when it fails."""
         async with self._channel() as channel:
-            try:
-                await asyncio.wait_for(channel.channel_ready(), self.connect_timeout)
-            except asyncio.TimeoutError:
-                raise SessionError(f"cannot reach {self.server} within {self.connect_timeout:g} s",
-                                   grpc.StatusCode.UNAVAILABLE) from None
+            await self._connected(channel)
             if self.games is None:
                 self.games = await self._server_games(channel)
             call = agent_service_pb2_grpc.AgentServiceStub(channel).Connect(metadata=self._metadata)
@@ -224,6 +248,23 @@ class Session:
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _connected(self, channel: grpc.aio.Channel) -> None:
+        """Waits for the channel to connect; raises SessionError (unreachable) after connect_timeout, or at
+        the first failed attempt when there are other addresses to try."""
+        async def ready() -> None:
+            state = channel.get_state(try_to_connect=True)
+            while state != grpc.ChannelConnectivity.READY:
+                if state == grpc.ChannelConnectivity.TRANSIENT_FAILURE and len(self.servers) > 1:
+                    raise SessionError(f"cannot reach {self.server}", grpc.StatusCode.UNAVAILABLE, unreachable=True)
+                await channel.wait_for_state_change(state)
+                state = channel.get_state(try_to_connect=True)
+
+        try:
+            await asyncio.wait_for(ready(), self.connect_timeout)
+        except asyncio.TimeoutError:
+            raise SessionError(f"cannot reach {self.server} within {self.connect_timeout:g} s",
+                               grpc.StatusCode.UNAVAILABLE, unreachable=True) from None
 
     def _channel(self) -> grpc.aio.Channel:
         if not self.secure:

@@ -280,10 +280,11 @@ def test_a_server_killed_mid_tournament_resumes_every_match_and_loses_nothing(se
     assert 1 <= _sample(metrics, "arena_session_reconnects_total") <= 2
 
 
-def _sample(text: str, name: str) -> float:
+def _sample(text: str, name: str, **labels: str) -> float:
     from prometheus_client.parser import text_string_to_metric_families
 
-    return next(s.value for family in text_string_to_metric_families(text) for s in family.samples if s.name == name)
+    return next(s.value for family in text_string_to_metric_families(text) for s in family.samples
+                if s.name == name and labels.items() <= s.labels.items())
 
 
 def test_after_a_restart_an_agent_that_does_not_return_in_time_is_voided_and_its_match_replayed(server_factory,

@@ -79,9 +79,13 @@ async def _play_until_the_process_dies(store: Store, game_id: str, stall_at: int
     return runner.record.match_id
 
 
+def _seat_again(record, seat: int) -> Misbehaving:
+    return Misbehaving(record.players[seat]["agent_name"])
+
+
 async def _resume(store: Store) -> None:
     coordinator = Coordinator(store, RULES)
-    assert coordinator.resume_interrupted_matches(lambda name: Misbehaving(name)) == (1, 0)
+    assert coordinator.resume_interrupted_matches(_seat_again) == (1, 0)
     (runner,) = coordinator.running.values()
     await asyncio.wait_for(runner.finished, 10)
 
@@ -147,7 +151,7 @@ def test_a_logged_end_is_stored_and_a_log_that_contradicts_the_seed_is_voided(ba
                        (contradicted,))
 
         async def resume():
-            return Coordinator(store, RULES).resume_interrupted_matches(lambda name: Misbehaving(name))
+            return Coordinator(store, RULES).resume_interrupted_matches(_seat_again)
 
         assert asyncio.run(resume()) == (0, 1)
         assert store.get_match(ended).status == "finished" and store.get_match(ended).result == result
