@@ -17,6 +17,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .service.agent import RemoteSeat
+
 if TYPE_CHECKING:
     from .referee import SeatEndpoint
     from .service.agent import AgentSession
@@ -59,8 +61,6 @@ class Lobby:
 
     def seat(self, session: "AgentSession") -> "SeatEndpoint":
         """The seat endpoint of a match held by `session` (one from `available` or `session_for`)."""
-        from .service.agent import RemoteSeat
-
         return RemoteSeat(session)
 
     def is_local(self, session: "AgentSession") -> bool:

@@ -120,6 +120,9 @@ class ArenaServer:
         self.coordinator = Coordinator(
             self.store, Rules(per_decision=config.per_decision, max_retries=config.max_retries,
                               on_failure=config.on_failure), server_id=config.server_id)
+        # A running match whose log could not be written is ended (void): its log no longer replays it.
+        self.store.on_write_failed = lambda match_id, error: asyncio.ensure_future(
+            self.coordinator.abort(match_id, f"its log could not be written: {' '.join(str(error).split())}"))
         self.matchmaker = Matchmaker(self.lobby, self.coordinator, house_delay=config.house_delay)
         self.arena_service = ArenaService(self.store, self.lobby, self.coordinator)
         self.port = 0

@@ -26,6 +26,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from ..lobby import Lobby
+from ..service.agent import RemoteSeat
 from ..store.base import MATCH_INSERT, SEAT_INSERT, MatchRecord, match_row, seat_rows
 
 if TYPE_CHECKING:
@@ -169,45 +170,44 @@ class SharedLobby(Lobby):
     def claim(self, record: MatchRecord, sessions: dict[int, str]) -> bool:
         """Writes the match if every session in `sessions` (seat -> session id) is live and has room
         (and each agent is under the per-agent cap), in one transaction; False, writing nothing, if
-        not or if another process is claiming one of them at this moment."""
+        not or if another process is claiming one of them at this moment. Two round trips: the locks
+        and the counts, then the writes and the commit (pipeline mode)."""
         ids = sorted(set(sessions.values()))
         agents = sorted({p["agent_name"] for p in record.players if p["seat"] in sessions})
-        cursor = self.connection.cursor(row_factory=dict_row)
-        cursor.execute("BEGIN")
+        connection = self.connection
+        cursors = [connection.cursor(row_factory=dict_row) for _ in range(3)]
         try:
-            locked = cursor.execute(
-                "SELECT session_id, agent_name, capacity, alive FROM sessions WHERE agent_name = ANY(%s) "
-                "ORDER BY session_id FOR UPDATE NOWAIT", (agents,)).fetchall()
-            live = {r["session_id"]: r for r in locked if r["alive"]}
-            if any(i not in live for i in ids):
-                cursor.execute("ROLLBACK")
-                return False
-            holding = {r["session_id"]: r["n"] for r in cursor.execute(
-                HOLDINGS.format(where="AND ma.agent_name = ANY(%s)"), (agents,))}
-            if any(holding.get(i, 0) >= live[i]["capacity"] for i in ids) or self._over_cap(cursor, agents):
-                cursor.execute("ROLLBACK")
-                return False
-            cursor.execute(MATCH_INSERT.replace("?", "%s"), match_row(record))
-            cursor.executemany(SEAT_INSERT.replace("?", "%s"), seat_rows(record, sessions))
-            cursor.execute("UPDATE sessions SET last_match_started = %s WHERE session_id = ANY(%s)", (time.time(), ids))
-            cursor.execute("COMMIT")
+            with connection.pipeline():
+                connection.execute("BEGIN")
+                cursors[0].execute("SELECT session_id, capacity, alive FROM sessions WHERE agent_name = ANY(%s) "
+                                   "ORDER BY session_id FOR UPDATE NOWAIT", (agents,))
+                cursors[1].execute(HOLDINGS.format(where="AND ma.agent_name = ANY(%s)"), (agents,))
+                if self.max_matches_per_agent:
+                    cursors[2].execute(
+                        "SELECT COUNT(DISTINCT ma.match_id) AS n FROM match_agents ma JOIN matches m USING (match_id) "
+                        "WHERE m.status IN ('pending', 'running') AND ma.agent_name = ANY(%s) "
+                        "GROUP BY ma.agent_name", (agents,))
         except psycopg.errors.LockNotAvailable:
-            cursor.execute("ROLLBACK")
+            connection.rollback()    # psycopg's: it also forgets the statements the failed pipeline skipped
             return False
+        live = {r["session_id"]: r for r in cursors[0].fetchall() if r["alive"]}
+        holding = {r["session_id"]: r["n"] for r in cursors[1].fetchall()}
+        at_cap = self.max_matches_per_agent and any(r["n"] >= self.max_matches_per_agent
+                                                    for r in cursors[2].fetchall())
+        if at_cap or any(i not in live or holding.get(i, 0) >= live[i]["capacity"] for i in ids):
+            connection.rollback()
+            return False
+        try:
+            with connection.pipeline():
+                connection.execute(MATCH_INSERT.replace("?", "%s"), match_row(record))
+                connection.cursor().executemany(SEAT_INSERT.replace("?", "%s"), seat_rows(record, sessions))
+                connection.execute("UPDATE sessions SET last_match_started = %s WHERE session_id = ANY(%s)",
+                                   (time.time(), ids))
+                connection.execute("COMMIT")
         except BaseException:
-            if self.connection.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                cursor.execute("ROLLBACK")
+            connection.rollback()
             raise
         return True
-
-    def _over_cap(self, cursor, agents: list[str]) -> bool:
-        if not self.max_matches_per_agent:
-            return False
-        counts = cursor.execute(
-            "SELECT ma.agent_name, COUNT(DISTINCT ma.match_id) AS n FROM match_agents ma JOIN matches m USING (match_id) "
-            "WHERE m.status IN ('pending', 'running') AND ma.agent_name = ANY(%s) GROUP BY ma.agent_name",
-            (agents,)).fetchall()
-        return any(r["n"] >= self.max_matches_per_agent for r in counts)
 
     def bind_seat(self, match_id: str, seat: int, session_id: str) -> None:
         """The seat is held by another session now (its agent connected again, or a takeover)."""
@@ -252,8 +252,6 @@ class ClusterView:
         return row.server_id == self.lobby.server_id
 
     def seat(self, row: SessionRow) -> "SeatEndpoint":
-        from ..service.agent import RemoteSeat
-
         if self.is_local(row):
             return RemoteSeat(self.lobby.local[row.session_id])
         return RemoteSeat(self.lobby.standin(row))

@@ -95,13 +95,14 @@ class Membership:
                 self._lease.close()
 
     # ---- the fence --------------------------------------------------------------------------------
-    def fence(self, connection: psycopg.Connection) -> None:
-        """Run inside a write-ahead batch, before its commit: exits unless the lease holds (see above)."""
-        row = connection.execute("SELECT 1 FROM servers WHERE server_id = %s FOR KEY SHARE",
-                                 (self.server_id,)).fetchone()
-        if row is None:
-            connection.execute("ROLLBACK")
-            lost("another process took this process's work over; its last writes are not committed")
+    @property
+    def lease_check(self) -> tuple[str, tuple]:
+        """The query a write-ahead batch sends before its commit: a row while the lease holds (see above)."""
+        return "SELECT 1 AS held FROM servers WHERE server_id = %s FOR KEY SHARE", (self.server_id,)
+
+    @staticmethod
+    def lease_lost() -> None:
+        lost("another process took this process's work over; its last writes are not committed")
 
     # ---- taking over ------------------------------------------------------------------------------
     def take_over(self, connection: psycopg.Connection) -> Takeover:

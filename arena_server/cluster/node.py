@@ -57,7 +57,7 @@ class ClusterNode:
         coordinator.on_match_end.append(self._match_ended)
         agents.on_fresh = self._fresh
         arena.cancel_elsewhere = lambda tournament_id, runner: self.bus.send(runner, ["cancel", tournament_id])
-        self.store.fence = self.members.fence
+        self.store.lease_check, self.store.on_lease_lost = self.members.lease_check, self.members.lease_lost
 
     def start(self, address: str) -> Takeover:
         """Joins the cluster and takes the work nobody holds (left by dead or stopped processes); the

@@ -14,7 +14,10 @@ ahead of everything woken afterwards, so the tasks that send what a write record
 spectator feeds) run only once it is committed. Every other write (agents, keys, tournaments)
 commits the open batch first, then itself, at once. Off a loop (CLI, tools), every write commits at
 once. A write of the batch that fails is undone alone (the batch's other writes stay), on both back
-ends; a match record (match and seats) is written whole or not at all.
+ends; a match record (match and seats) is written whole or not at all. A failed write of a running
+match (its log, its status) is reported to `on_write_failed` rather than raised: PostgreSQL sends a
+batch's writes together (postgres.py), so the failure is known only then, and the server ends the
+match (its log would no longer replay it).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import json
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import structlog
 
@@ -80,6 +83,8 @@ class Store:
     Error: type[Exception] = Exception             # the driver's base error
     IntegrityError: type[Exception] = Exception    # a constraint refused a write (a duplicate id, ...)
     exit_on_lost_commit = False     # PostgreSQL: exit the process when its connection is lost (postgres.py)
+    # (match id, error) of a running match's write that failed and was undone (the server voids the match).
+    on_write_failed: Callable[[str, Exception], None] | None = None
 
     def __new__(cls, database, *args, **kwargs):
         if cls is Store:
@@ -112,8 +117,9 @@ class Store:
         """Runs one statement (`?` placeholders); returns a cursor (fetchone, fetchall, rowcount, iteration)."""
         raise NotImplementedError
 
-    def _batch_execute(self, sql: str, args: tuple | list = (), many: bool = False):
-        """Runs a write that joins the open batch (or, with none open, commits at once)."""
+    def _batch_execute(self, sql: str, args: tuple | list = (), many: bool = False, match_id: str = ""):
+        """Runs a write that joins the open batch (or, with none open, commits at once). `match_id`
+        names the running match it is a write of, for `_write_failed`."""
         raise NotImplementedError
 
     def _begin(self) -> None:
@@ -216,6 +222,12 @@ class Store:
     def _fence(self) -> None:
         """Runs in a batch's transaction before it commits (several processes: the lease check, cluster/members.py)."""
 
+    def _write_failed(self, match_id: str, error: Exception) -> None:
+        """A write of the open batch failed and was undone alone."""
+        log.error("a write of a running match failed and was undone", match_id=match_id, error=str(error).strip())
+        if self.on_write_failed is not None:
+            self.on_write_failed(match_id, error)
+
     def _open_batch(self) -> None:
         if self._batch_open:
             return
@@ -229,9 +241,10 @@ class Store:
         loop.call_soon(self.commit_batch, context=contextvars.Context())
 
     def _match_write(self, sql: str, args: tuple) -> None:
-        """A write of a running match: joins this turn's batch (committed at once off a loop)."""
+        """A write of a running match (its id last in `args`): joins this turn's batch (committed at
+        once off a loop)."""
         self._open_batch()
-        self._batch_execute(sql, args)
+        self._batch_execute(sql, args, match_id=args[-1])
 
     def _write(self, sql: str, args: tuple):
         """Any other write: committed at once, after the open batch."""
@@ -381,7 +394,7 @@ class Store:
         self._open_batch()
         self._batch_execute(
             "INSERT INTO match_log(match_id, seq, kind, public, data, time) VALUES (?, ?, ?, ?, ?, ?)",
-            (match_id, seq, kind, int(public), json.dumps(data), now),
+            (match_id, seq, kind, int(public), json.dumps(data), now), match_id=match_id,
         )
         return now
 

@@ -9,17 +9,22 @@ measures what the synchronous round trips cost.)
 - Autocommit, with explicit BEGIN/COMMIT around a batch, so reads and other writes outside a batch
   commit at once, as on SQLite. `synchronous_commit` is on: a batch's COMMIT returns once its WAL is
   flushed, so a decision is durable before anything that reports it runs.
+- A batch's writes are sent together, in pipeline mode: nothing waits for a write's answer, so a
+  turn's BEGIN, writes and lease check travel in one round trip and its COMMIT in a second (one round
+  trip per statement would keep the event loop waiting on the network for each). A read in the
+  middle of a batch sends the writes before it first, so it sees them.
 - PostgreSQL refuses the rest of a transaction after a statement fails, where SQLite undoes that
   statement alone. To keep SQLite's rule (a failed write of the batch is undone alone, the batch's
   other writes stay), the batch's writes are kept in memory until it commits, and a failure rolls the
-  transaction back and writes them again. Failures are rare (a duplicate id is a bug), so the common
-  path costs nothing but the list.
+  transaction back and writes them again, each under a savepoint, leaving out the ones that fail
+  (reported like SQLite's, through `on_write_failed`). Failures are rare (a duplicate id is a bug),
+  so the common path costs nothing but the list.
 - If the connection is lost (when a batch commits, or at any statement), the open batch's writes are
   lost and anything woken after them would report what is not recorded: with `exit_on_lost_commit`
   (the server sets it) the process exits at once (status 75), for its supervisor to restart it; the
   new process resumes every match from what was committed.
 - Any number of server processes may share the database (cluster/: leases, routing, takeover); with
-  `fence` set, a batch commits only while this process holds its lease. Migrations take a
+  `lease_check` set, a batch commits only while this process holds its lease. Migrations take a
   transaction-scoped advisory lock, so two processes starting at once migrate one after the other.
 """
 
@@ -61,9 +66,14 @@ class PostgresStore(Store):
         self.url = str(url)
         self.exit_on_lost_commit = False
         self._sql_cache: dict[str, str] = {}
-        self._batch_log: list[tuple[str, object, bool]] = []   # the open batch's writes, for a replay
+        self._batch_log: list[tuple[str, object, bool, str]] = []   # the open batch's writes, for a replay
+        self._unsent: list[tuple[str, object, bool, str]] = []      # the open batch's writes not sent yet
+        self._begun = False          # the open batch's BEGIN was sent
         self._atomic_depth = 0
-        self.fence: Callable[[psycopg.Connection], None] | None = None    # cluster/members.py: the lease check
+        # Several processes (cluster/members.py): a query that returns a row while this process holds
+        # its lease, sent with each batch before its commit, and what to do when it returns none.
+        self.lease_check: tuple[str, tuple] | None = None
+        self.on_lease_lost: Callable[[], None] = lambda: None
         try:
             self._conn = psycopg.connect(self.url, autocommit=True, row_factory=dict_row,
                                          connect_timeout=connect_timeout, application_name="arena-server")
@@ -84,6 +94,8 @@ class PostgresStore(Store):
         return query
 
     def _execute(self, sql: str, args=()):
+        if self._unsent:
+            self._send()          # what the batch wrote comes first: a read sees it
         try:
             return self._conn.execute(self._sql(sql), args or None)
         except psycopg.Error:
@@ -92,8 +104,14 @@ class PostgresStore(Store):
                 self._restore_batch(len(self._batch_log))
             raise
 
-    def _batch_execute(self, sql: str, args=(), many: bool = False):
+    def _batch_execute(self, sql: str, args=(), many: bool = False, match_id: str = ""):
         query = self._sql(sql)
+        if self._batch_open and not self._atomic_depth:
+            self._unsent.append((query, args, many, match_id))      # sent with the rest of the batch
+            self._batch_log.append((query, args, many, match_id))
+            return None
+        if self._batch_open:
+            self._send()          # an atomic write joins the batch: its BEGIN and writes go first
         try:
             if many:
                 cursor = self._conn.cursor()
@@ -106,16 +124,65 @@ class PostgresStore(Store):
                 self._restore_batch(len(self._batch_log))
             raise
         if self._batch_open:
-            self._batch_log.append((query, args, many))
+            self._batch_log.append((query, args, many, match_id))
         return cursor
+
+    def _send(self, check: tuple[str, tuple] | None = None):
+        """Sends the batch's BEGIN and unsent writes, and `check`, in one round trip; returns the row
+        `check` reads (None without one). A write that fails is left out (the others are written
+        again) and reported."""
+        statements, self._unsent = self._unsent, []
+        if self._begun and not statements and check is None:
+            return None
+        try:
+            with self._conn.pipeline():
+                if not self._begun:
+                    self._conn.execute("BEGIN")
+                    self._begun = True
+                for query, args, many, _ in statements:
+                    if many:
+                        self._conn.cursor().executemany(query, args)
+                    else:
+                        self._conn.execute(query, args or None)
+                cursor = self._conn.execute(check[0], check[1]) if check else None
+        except psycopg.Error:
+            self._check_connection()
+            self._rewrite_batch()
+            cursor = self._conn.execute(check[0], check[1]) if check else None
+        return cursor.fetchone() if cursor is not None else None
+
+    def _rewrite_batch(self) -> None:
+        """After a write of the batch failed: the batch again in a fresh transaction, each write under
+        a savepoint, without the writes that fail (each reported, as SQLite's are)."""
+        self._conn.rollback()        # psycopg's: it also forgets the statements the failed pipeline skipped
+        self._conn.execute("BEGIN")
+        kept = []
+        for write in self._batch_log:
+            query, args, many, match_id = write
+            self._conn.execute("SAVEPOINT write")
+            try:
+                if many:
+                    self._conn.cursor().executemany(query, args)
+                else:
+                    self._conn.execute(query, args or None)
+            except psycopg.Error as e:
+                self._check_connection()
+                self._conn.execute("ROLLBACK TO SAVEPOINT write")
+                self._write_failed(match_id, e)
+                continue
+            self._conn.execute("RELEASE SAVEPOINT write")
+            kept.append(write)
+        self._batch_log = kept
 
     def _restore_batch(self, keep: int) -> None:
         """After a failed statement: the batch as it was with its first `keep` writes, in a fresh
         transaction (PostgreSQL refuses every statement of a transaction after a failure)."""
         del self._batch_log[keep:]
-        self._conn.execute("ROLLBACK")
+        self._unsent = []
+        self._conn.rollback()
         self._conn.execute("BEGIN")
-        for query, args, many in self._batch_log:
+        self._begun = True
+        for query, args, many, _ in self._batch_log:
             if many:
                 self._conn.cursor().executemany(query, args)
             else:
@@ -126,15 +193,13 @@ class PostgresStore(Store):
 
     # ---- transactions -------------------------------------------------------------------------
     def _begin(self) -> None:
+        """A batch opens: its BEGIN is sent with its first writes."""
         self._batch_log.clear()
-        try:
-            self._conn.execute("BEGIN")
-        except psycopg.Error:
-            self._check_connection()
-            raise
+        self._unsent.clear()
+        self._begun = False
 
     def _begin_migration(self) -> None:
-        self._begin()
+        self._conn.execute("BEGIN")
         self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
 
     def _commit(self) -> None:
@@ -142,14 +207,17 @@ class PostgresStore(Store):
         self._conn.execute("COMMIT")
 
     def _fence(self) -> None:
-        if self.fence is not None:
-            self.fence(self._conn)
+        """The batch's writes (and the lease check) go out before its COMMIT."""
+        held = self._send(self.lease_check)
+        if self.lease_check is not None and held is None:
+            self._conn.rollback()
+            self.on_lease_lost()
 
     def _rollback(self) -> None:
         self._batch_log.clear()
-        if (not self._conn.closed and not self._conn.broken
-                and self._conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE):
-            self._conn.execute("ROLLBACK")
+        self._unsent.clear()
+        if not self._conn.closed and not self._conn.broken:
+            self._conn.rollback()
 
     def _commit_failed(self) -> None:
         self._check_connection()
@@ -172,6 +240,7 @@ class PostgresStore(Store):
     @contextmanager
     def _atomic(self):
         if self._batch_open:
+            self._send()
             mark = len(self._batch_log)
             self._atomic_depth += 1
             try:

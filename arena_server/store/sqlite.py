@@ -40,8 +40,14 @@ class SQLiteStore(Store):
     def _execute(self, sql: str, args=()):
         return self._db.execute(sql, args)
 
-    def _batch_execute(self, sql: str, args=(), many: bool = False):
-        return self._db.executemany(sql, args) if many else self._db.execute(sql, args)
+    def _batch_execute(self, sql: str, args=(), many: bool = False, match_id: str = ""):
+        try:
+            return self._db.executemany(sql, args) if many else self._db.execute(sql, args)
+        except sqlite3.Error as e:
+            if not (self._batch_open and match_id):
+                raise
+            self._write_failed(match_id, e)     # SQLite undid the statement alone
+            return None
 
     def _has_table(self, name: str) -> bool:
         return self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",

@@ -233,12 +233,25 @@ class TournamentRunner:
             still_queued = []
             absent: dict[str, tuple[bool, list[str]]] = {}
             view = self.lobby.view() if queue else None
-            for index, seating in queue:
-                runner = self._try_start(view, index, seating, replays.get(frozenset(seating), 0), absent)
-                if runner is None:
+            # A long schedule asks about the same agents and seatings again and again: within a pass
+            # room only shrinks, so what had none keeps none until the next pass.
+            looked: dict[str, tuple] = {}     # agent -> (its session with room, or None; its games if None)
+            blocked: set[tuple[str, ...]] = set()
+            waited_on = {a for a in config.agents if a not in HOUSE_AGENTS and a not in self.given_up}
+            for position, (index, seating) in enumerate(queue):
+                key = tuple(seating)
+                if key in blocked:
                     still_queued.append((index, seating))
-                else:
+                    continue
+                runner = self._try_start(view, index, seating, replays.get(frozenset(seating), 0), absent, looked)
+                if runner is not None:
                     in_flight[runner.finished] = (index, runner)
+                    continue
+                still_queued.append((index, seating))
+                blocked.add(key)
+                if waited_on and all(looked.get(a, (True,))[0] is None for a in waited_on):
+                    still_queued += queue[position + 1:]     # no agent has room: the rest waits, unread
+                    break
             queue = still_queued
             expired = self._note_absent(absent)
             if expired:
@@ -363,29 +376,32 @@ class TournamentRunner:
             self._stored_waiting = waiting
 
     def _try_start(self, view, index: int, seating: list[str], replay: int,
-                   absent: dict[str, tuple[bool, list[str]]]) -> MatchRunner | None:
+                   absent: dict[str, tuple[bool, list[str]]], looked: dict[str, tuple]) -> MatchRunner | None:
         """Starts the match of `seating` if every agent can take a seat now; else notes in `absent`
         the agents that are not connected for the game and returns None. `view` is the pass's
-        reading of the lobby."""
-        seed = (self.config.seed + index * 1_000_003 + replay * 7_919) % (1 << 63)
-        seats: list[SeatEndpoint] = []
-        sessions = {}
-        for seat, name in enumerate(seating):
-            if name in HOUSE_AGENTS:
-                seats.append(HouseSeat(name, seed + seat))
+        reading of the lobby, `looked` what it said of each agent so far (a long schedule asks
+        about the same agents again and again)."""
+        sessions, missing = {}, False
+        for name in seating:
+            if name in HOUSE_AGENTS or name in sessions:
                 continue
-            session = sessions.get(name) or view.session_for(name, self.config.game_id)
-            if session is None and name in self.given_up:
-                seats.append(AbsentSeat(name))
-            elif session is None:
-                games = view.games_of(name)
+            if name not in looked:
+                session = view.session_for(name, self.config.game_id)
+                looked[name] = (session, view.games_of(name) if session is None else None)
+            session, games = looked[name]
+            if session is not None:
+                sessions[name] = session
+            elif name not in self.given_up:
+                missing = True
                 if games is None or self.config.game_id not in games:
                     absent[name] = (games is not None, sorted(games or ()))
-            else:
-                sessions[name] = session
-                seats.append(view.seat(session))
-        if len(seats) < len(seating):
+        if missing:
             return None
+        seed = (self.config.seed + index * 1_000_003 + replay * 7_919) % (1 << 63)
+        seats: list[SeatEndpoint] = [
+            HouseSeat(name, seed + seat) if name in HOUSE_AGENTS
+            else view.seat(sessions[name]) if name in sessions else AbsentSeat(name)
+            for seat, name in enumerate(seating)]
         parameters = self.config.parameters
         if self.config.listed:
             parameters = {**parameters, **self.config.listed[index].get("parameters", {})}
@@ -397,4 +413,6 @@ class TournamentRunner:
         )
         if runner is not None:
             view.claimed(list(sessions.values()))
+        for name in sessions:
+            looked.pop(name, None)       # room taken (or lost to another process): asked again
         return runner

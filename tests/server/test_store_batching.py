@@ -85,26 +85,31 @@ def test_a_match_record_that_fails_is_undone_alone_and_the_batch_still_commits(b
     store.close()
 
 
-def test_a_log_entry_that_fails_is_undone_alone_and_the_batch_keeps_the_others(backend):
-    # PostgreSQL refuses the rest of a transaction after a failed statement; the store keeps
-    # SQLite's rule: the failed write alone is undone.
+def test_a_log_entry_that_fails_is_undone_alone_reported_and_the_batch_keeps_the_others(backend):
+    # PostgreSQL refuses the rest of a transaction after a failed statement, and learns of the failure
+    # only when the batch's writes are sent together; the store keeps SQLite's rule on both: the failed
+    # write alone is undone, and reported (the server ends its match), not raised to the writer.
     db = backend.database()
     store = Store(db)
     store.ensure_agent("a")
     store.add_match(_record("m_1"))
+    failed = []
+    store.on_write_failed = lambda match_id, error: failed.append((match_id, isinstance(error, store.IntegrityError)))
 
     async def main() -> None:
         store.append_log("m_1", 0, "start", {}, public=True)
         store.set_match_status("m_1", "running")
-        with pytest.raises(store.IntegrityError):
-            store.append_log("m_1", 0, "again", {}, public=True)     # the same sequence number
+        store.append_log("m_1", 0, "again", {}, public=True)     # the same sequence number
         store.append_log("m_1", 1, "action", {}, public=False)
-        assert [e.kind for e in store.read_log("m_1")] == ["start", "action"]
+        assert [e.kind for e in store.read_log("m_1")] == ["start", "action"]     # a read sees the batch
+        assert failed == [("m_1", True)]
+        store.append_log("m_1", 2, "event", {}, public=True)
         await asyncio.sleep(0)
 
     asyncio.run(main())
-    assert backend.query(db, "SELECT seq, kind FROM match_log ORDER BY seq") == [(0, "start"), (1, "action")]
-    assert _status(backend, db, "m_1") == "running"
+    assert backend.query(db, "SELECT seq, kind FROM match_log ORDER BY seq") == [(0, "start"), (1, "action"),
+                                                                              (2, "event")]
+    assert _status(backend, db, "m_1") == "running" and failed == [("m_1", True)]
     store.close()
 
 
