@@ -2,8 +2,9 @@
 
 `serve` migrates the schema itself when it starts; `db migrate` does it beforehand (an upgrade
 window, a schema to prepare before the servers roll over) and says what it applied. `db status`
-changes nothing: it prints the version, the migrations applied and those pending. Both take
-a SQLite file or a postgresql:// URL, like `serve --db`.
+changes nothing: it prints the version, the migrations applied and those pending, and on
+PostgreSQL the server processes sharing the database. Both take a SQLite file or a postgresql://
+URL, like `serve --db`.
 """
 
 from __future__ import annotations
@@ -81,8 +82,23 @@ def _status(args) -> int:
         print(f"  applied {row['version']}: {row['description']} ({when})")
     for migration in pending:
         print(f"  pending {migration.version}: {migration.description}")
+    if store.backend == "postgres" and version >= 2:
+        _servers(args.db)
     if version > LATEST:
         print(f"error: the database is newer than this server (version {version} > {LATEST}); run a newer "
               f"arena-server", file=sys.stderr)
         return 1
     return 0
+
+
+def _servers(url: str) -> None:
+    import psycopg
+
+    from ..cluster.members import live_servers
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        servers = live_servers(connection)
+    print(f"server processes: {len(servers) or 'none'}")
+    for s in servers:
+        print(f"  {s['server_id']} at {s['address'] or '?'} ({s['host']}, pid {s['pid']}): heartbeat "
+              f"{s['heartbeat_age']:.1f} s ago, refereeing {s['matches']} matches, {s['sessions']} agent streams")

@@ -3,12 +3,14 @@
 Each process listens on its own channel ("arena.<server id>") and on the cluster's ("arena.cluster").
 A message is a JSON list, [kind, field, ...]; protobuf messages travel base64-encoded (`pack`).
 
-`send` and `broadcast` queue; the queue is flushed once per turn of the event loop, after the
-store's open batch is committed, so a message never reports a write that is not durable yet. All
-of a turn's messages for one channel are joined in one payload, cut into parts that fit a
-notification (PostgreSQL takes at most 8,000 bytes), and notified in one statement: one
-transaction, so they arrive whole and in order. The sending connection commits asynchronously
-(synchronous_commit off): a notification needs no durability, only the ordering of its commit.
+`send` and `broadcast` queue; the queue is flushed once per turn of the event loop. All of a turn's
+messages for one channel are joined in one payload, cut into parts that fit a notification
+(PostgreSQL takes at most 8,000 bytes), and notified in one statement: one transaction, so they
+arrive whole and in order. When the store has a batch of writes open, the statement joins it and
+the batch commits: PostgreSQL delivers the messages at that commit, so a message never reports a
+write that is not durable yet, at no round trip of its own. Otherwise the bus's own connection
+sends it, committing asynchronously (synchronous_commit off): a notification needs no durability,
+only the ordering of its commit.
 
 Delivery needs the receiver to be listening when the notification commits: messages to a process
 that died are lost, which the takeover of its work (members.py) makes good. A process that loses
@@ -34,6 +36,7 @@ log = structlog.get_logger("arena.cluster")
 
 CLUSTER_CHANNEL = "arena.cluster"
 PART_SIZE = 7_900        # characters of payload per notification, under PostgreSQL's 8,000 bytes with the header
+NOTIFY = "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS t(c, p)"
 
 
 def channel_of(server_id: str) -> str:
@@ -56,10 +59,12 @@ class Bus:
     broadcasts from this process excepted."""
 
     def __init__(self, url: str, server_id: str, on_message: Callable[[str, list[Any]], None],
-                 before_flush: Callable[[], None] = lambda: None):
+                 commit_with: Callable[[str, tuple], bool] = lambda sql, args: False):
+        """`commit_with(sql, args)`: the store's (postgres.py): commits its open batch with the
+        statement in it, or says there is none."""
         self.server_id = server_id
         self.on_message = on_message
-        self.before_flush = before_flush
+        self.commit_with = commit_with
         self._queued: dict[str, list[list[Any]]] = {}       # channel -> messages of this turn
         self._flush_scheduled = False
         self._batch = 0
@@ -94,8 +99,11 @@ class Bus:
         self._queue(channel_of(server_id), message)
 
     def broadcast(self, message: list[Any]) -> None:
-        """Queues `message` for every other process."""
-        self._queue(CLUSTER_CHANNEL, message)
+        """Queues `message` for every other process (once per turn: the same message twice in a row
+        says nothing more)."""
+        queued = self._queued.get(CLUSTER_CHANNEL)
+        if not queued or queued[-1] != message:
+            self._queue(CLUSTER_CHANNEL, message)
 
     def _queue(self, channel: str, message: list[Any]) -> None:
         self._queued.setdefault(channel, []).append(message)
@@ -110,7 +118,6 @@ class Bus:
         self._flush_scheduled = False
         if not self._queued:
             return
-        self.before_flush()          # the store's batch first: what a message reports is durable
         channels, payloads = [], []
         for channel, messages in self._queued.items():
             self._batch += 1
@@ -122,9 +129,10 @@ class Bus:
             self.sent += len(messages)
             metrics.CLUSTER_MESSAGES.labels("sent").inc(len(messages))
         self._queued = {}
+        if self.commit_with(NOTIFY, (channels, payloads)):
+            return
         try:
-            self._sender.execute("SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS t(c, p)",
-                                 (channels, payloads))
+            self._sender.execute(NOTIFY, (channels, payloads))
         except psycopg.Error as e:
             self._lost(e)
 

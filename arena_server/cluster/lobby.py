@@ -141,15 +141,14 @@ class SharedLobby(Lobby):
         return self._view
 
     def rows(self, where: str = "alive = 1", args: tuple = ()) -> list[SessionRow]:
-        cursor = self.connection.cursor(row_factory=dict_row)
-        found = cursor.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {where}", args).fetchall()
-        ids = [r["session_id"] for r in found]
-        holding = {r["session_id"]: r["n"] for r in cursor.execute(
-            HOLDINGS.format(where="AND ma.session_id = ANY(%s)"), (ids,))} if ids else {}
+        """The sessions `where` says (over the table's columns), with the matches each holds, in one query."""
+        found = self.connection.cursor(row_factory=dict_row).execute(
+            f"SELECT s.*, COALESCE(h.n, 0) AS holding FROM (SELECT {SESSION_COLUMNS} FROM sessions WHERE {where}) s "
+            f"LEFT JOIN ({HOLDINGS.format(where='')}) h USING (session_id)", args).fetchall()
         rows = []
         for r in found:
             row = SessionRow(r["session_id"], r["server_id"], r["agent_name"], json.loads(r["games"]), r["capacity"],
-                             holding.get(r["session_id"], 0), bool(r["join_ladder"]), bool(r["match_events"]),
+                             r["holding"], bool(r["join_ladder"]), bool(r["match_events"]),
                              bool(r["images"]), bool(r["probes"]), bool(r["alive"]), r["joined_at"],
                              r["waiting_since"], r["last_match_started"])
             local = self.local.get(row.session_id) if row.server_id == self.server_id else None

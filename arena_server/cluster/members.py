@@ -134,11 +134,15 @@ class Membership:
             raise
         return took
 
-    def servers(self, connection: psycopg.Connection) -> list[dict]:
-        """The live processes, oldest first, with the age of their heartbeat in seconds."""
-        return connection.cursor(row_factory=dict_row).execute(
-            f"SELECT server_id, address, host, pid, started_at, {NOW} - heartbeat_at AS heartbeat_age "
-            "FROM servers ORDER BY started_at").fetchall()
+
+def live_servers(connection: psycopg.Connection) -> list[dict]:
+    """The server processes sharing the database, oldest first: their address, host and pid, the age of
+    their heartbeat in seconds, the matches they referee and the agent streams attached to them."""
+    return connection.cursor(row_factory=dict_row).execute(
+        f"SELECT s.server_id, s.address, s.host, s.pid, {NOW} - s.heartbeat_at AS heartbeat_age, "
+        "(SELECT COUNT(*) FROM matches m WHERE m.referee = s.server_id AND m.status IN ('pending', 'running')) "
+        "AS matches, (SELECT COUNT(*) FROM sessions x WHERE x.server_id = s.server_id AND x.alive = 1) AS sessions "
+        "FROM servers s ORDER BY s.started_at").fetchall()
 
 
 def lost(why: str) -> None:

@@ -42,7 +42,7 @@ class ClusterNode:
         self.store = store
         self.connection = psycopg.connect(url, autocommit=True, application_name=f"arena-server {server_id}")
         self.members = Membership(url, server_id, lease_seconds)
-        self.bus = Bus(url, server_id, self._on_message, before_flush=store.commit_batch)
+        self.bus = Bus(url, server_id, self._on_message, commit_with=store.commit_with)
         self.lobby = SharedLobby(self.connection, server_id, max_matches_per_agent=max_matches_per_agent,
                                  standin=self._standin, changed_elsewhere=lambda: self.bus.broadcast(["lobby"]))
         self.relays = Relays(self.bus, server_id, store, self.lobby.local, self.lobby.bind_seat)

@@ -1,6 +1,6 @@
 """The cluster bus over a real PostgreSQL: messages reach only the process they are sent to, in the
 order sent, whole whatever their size; broadcasts reach every other process; a turn's messages are
-sent after the store's open batch is committed."""
+delivered with the commit of the store's open batch, never before what they report is durable."""
 
 from __future__ import annotations
 
@@ -56,22 +56,44 @@ def test_messages_arrive_in_order_whole_and_only_where_they_are_sent(url):
     assert asyncio.run(run()) == 201
 
 
-def test_a_message_is_sent_after_the_store_commits_what_it_reports(url):
+def test_a_turns_messages_join_the_stores_open_batch_and_go_out_with_its_commit(url):
+    # With writes open, the notification is a statement of their transaction: PostgreSQL delivers it
+    # at their commit. With none, the bus sends it on its own connection.
+    from arena_server.store import Store
+
+    store = Store(url)
     order = []
 
     async def run():
         got = asyncio.Event()
-        sender = Bus(url, "a", lambda *_: None, before_flush=lambda: order.append("commit"))
-        receiver = Bus(url, "b", lambda sender, message: (order.append(message[0]), got.set()))
+
+        def received(sender, message):
+            order.append((message[0], _agents_elsewhere(url)))
+            got.set()
+
+        sender = Bus(url, "a", lambda *_: None, commit_with=store.commit_with)
+        receiver = Bus(url, "b", received)
         receiver.start()
         sender.start()
         try:
-            sender.send("b", ["decision"])
-            order.append("queued")
+            store._open_batch()                  # a write of this turn, not yet committed
+            store._batch_execute("INSERT INTO agents(name, created_at) VALUES (?, ?)", ("ann", 0.0), match_id="m")
+            sender.send("b", ["with a write"])
+            await asyncio.wait_for(got.wait(), 5)
+            got.clear()
+            sender.send("b", ["alone"])
             await asyncio.wait_for(got.wait(), 5)
         finally:
             sender.close()
             receiver.close()
+            store.close()
 
     asyncio.run(run())
-    assert order == ["queued", "commit", "decision"]
+    assert order == [("with a write", 1), ("alone", 1)]      # heard only once the write was committed
+
+
+def _agents_elsewhere(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as other:
+        return other.execute("SELECT COUNT(*) FROM agents").fetchone()[0]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import signal
+import subprocess
+import sys
 import time
 import urllib.request
 
@@ -83,6 +85,10 @@ def test_a_tournament_with_agents_on_two_processes_plays_every_match_across_them
         recorded = list(store.finished_matches())
     finally:
         store.close()
+    status = subprocess.run([sys.executable, "-m", "arena_server.cli", "db", "status", "--db", cluster_db],
+                            capture_output=True, text=True, check=True).stdout
+    assert "server processes: 2" in status
+    assert all(f"{_server_id(s)} at {s.address} " in status for s in (a, b))
     request = apb.GetLeaderboardRequest(method=apb.RATING_METHOD_BRADLEY_TERRY,
                                         bradley_terry=apb.BradleyTerryOptions(resamples=200, seed=3))
     for server in (a, b):
