@@ -151,6 +151,17 @@ class PostgresStore(Store):
             cursor = self._conn.execute(check[0], check[1]) if check else None
         return cursor.fetchone() if cursor is not None else None
 
+    def commit_with(self, sql: str, args: tuple) -> bool:
+        """Commits the open batch with one more statement in it (the cluster bus's notifications:
+        PostgreSQL delivers them at this commit, with what they report); False, doing nothing, when no
+        batch is open."""
+        if not self._batch_open:
+            return False
+        self._unsent.append((sql, args, False, ""))
+        self._batch_log.append((sql, args, False, ""))
+        self.commit_batch()
+        return True
+
     def _rewrite_batch(self) -> None:
         """After a write of the batch failed: the batch again in a fresh transaction, each write under
         a savepoint, without the writes that fail (each reported, as SQLite's are)."""
