@@ -9,6 +9,7 @@ A server's exclusive hold on the file is its flock (server.py), separate from SQ
 from __future__ import annotations
 
 import sqlite3
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,13 +30,26 @@ class SQLiteStore(Store):
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
             self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._wal()
             # NORMAL keeps WAL durable across process crashes (only an OS crash can lose the tail).
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open the database {self.path}: {e}") from None
         super().__init__(self.path, migrate=migrate)
+
+    def _wal(self) -> None:
+        """Puts the file in WAL mode. Switching takes the file's exclusive lock without waiting for it
+        (SQLite calls no busy handler there), so openers of a new file at once retry for a while."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def _execute(self, sql: str, args=()):
         return self._db.execute(sql, args)
