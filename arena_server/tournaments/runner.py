@@ -229,30 +229,28 @@ class TournamentRunner:
         self.in_flight = in_flight
         self.log.info("tournament started", matches=len(seatings), game_id=config.game_id, to_start=len(queue),
                       running=len(in_flight))
-        while queue or in_flight:
-            still_queued = []
+        # Slots to start by seating, in schedule order: a pass tries each seating's first slot, and
+        # within a pass room only shrinks, so a seating that cannot start now is not asked again.
+        pending: dict[tuple[str, ...], list[int]] = {}
+        for index, seating in queue:
+            pending.setdefault(tuple(seating), []).append(index)
+        while pending or in_flight:
             absent: dict[str, tuple[bool, list[str]]] = {}
-            view = self.lobby.view() if queue else None
-            # A long schedule asks about the same agents and seatings again and again: within a pass
-            # room only shrinks, so what had none keeps none until the next pass.
+            view = self.lobby.view() if pending else None
             looked: dict[str, tuple] = {}     # agent -> (its session with room, or None; its games if None)
-            blocked: set[tuple[str, ...]] = set()
             waited_on = {a for a in config.agents if a not in HOUSE_AGENTS and a not in self.given_up}
-            for position, (index, seating) in enumerate(queue):
-                key = tuple(seating)
-                if key in blocked:
-                    still_queued.append((index, seating))
-                    continue
-                runner = self._try_start(view, index, seating, replays.get(frozenset(seating), 0), absent, looked)
-                if runner is not None:
-                    in_flight[runner.finished] = (index, runner)
-                    continue
-                still_queued.append((index, seating))
-                blocked.add(key)
-                if waited_on and all(looked.get(a, (True,))[0] is None for a in waited_on):
-                    still_queued += queue[position + 1:]     # no agent has room: the rest waits, unread
-                    break
-            queue = still_queued
+            for key in list(pending):
+                indices = pending[key]
+                while indices:
+                    runner = self._try_start(view, indices[0], list(key), replays.get(frozenset(key), 0), absent,
+                                             looked)
+                    if runner is None:
+                        break
+                    in_flight[runner.finished] = (indices.pop(0), runner)
+                if not indices:
+                    del pending[key]
+                elif waited_on and all(looked.get(a, (True,))[0] is None for a in waited_on):
+                    break        # no agent has room: the other seatings wait, unread
             expired = self._note_absent(absent)
             if expired:
                 if config.on_absent == "fail":
@@ -270,7 +268,7 @@ class TournamentRunner:
             for future in done:
                 index, runner = in_flight.pop(future)
                 if self._takes_replay(seatings[index], future.result()["reason"], replays):
-                    queue.append((index, seatings[index]))
+                    pending.setdefault(tuple(seatings[index]), []).append(index)
         return True
 
     def _progress(self, seatings: list[list[str]]):
