@@ -6,7 +6,9 @@ capacity) and tells the others that the lobby changed. A scheduling pass reads e
 query, with how many matches each session holds (counted from match_agents, the claims of every
 process); a local session's games and ladder choice are read from the session itself, which is
 newer than its row. Passes share one reading until the lobby changes here or elsewhere, a match
-ends, or a second has passed: a reading behind the table costs a failed claim at worst.
+ends, or a second has passed, and for at least VIEW_MIN_AGE however much changes (under load
+matches end many times a second on every process): a reading behind the table costs a failed
+claim, or a pairing a few milliseconds late, at worst.
 
 A claim (`claim`) locks the rows of every session of the match's agents without waiting (NOWAIT:
 two processes claiming at once never wait for each other, the later one fails and pairs again at its
@@ -17,6 +19,7 @@ any number of processes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
 SESSION_COLUMNS = ("session_id, server_id, agent_name, games, capacity, join_ladder, match_events, images, probes, "
                    "alive, joined_at, waiting_since, last_match_started")
 VIEW_MAX_AGE = 1.0       # seconds a reading of the table serves passes when nothing was heard to change
+VIEW_MIN_AGE = 0.02      # seconds a reading serves passes whatever changed
 HOLDINGS = ("SELECT ma.session_id, COUNT(DISTINCT ma.match_id) AS n FROM match_agents ma JOIN matches m USING (match_id) "
             "WHERE m.status IN ('pending', 'running') AND ma.session_id <> '' {where} GROUP BY ma.session_id")
 
@@ -78,6 +82,8 @@ class SharedLobby(Lobby):
         self._published: dict[str, tuple] = {}     # session id -> the row as last written
         self._view: ClusterView | None = None
         self._view_at = 0.0
+        self._stale = True
+        self._recheck: asyncio.TimerHandle | None = None
 
     # ---- this process's sessions in the table --------------------------------------------------------
     def register(self, session: "AgentSession") -> None:
@@ -107,7 +113,7 @@ class SharedLobby(Lobby):
 
     def touch(self) -> None:
         """The lobby changed (here or on another process, or a match ended): the next pass reads it again."""
-        self._view = None
+        self._stale = True
         self.changed.set()
 
     def _publish(self, session: "AgentSession") -> None:
@@ -135,10 +141,20 @@ class SharedLobby(Lobby):
     def view(self) -> "ClusterView":
         for session in list(self.local.values()):
             self._publish(session)          # a browser's one-match ladder turn ends without a call here
-        now = time.monotonic()
-        if self._view is None or now - self._view_at > VIEW_MAX_AGE:
-            self._view, self._view_at = ClusterView(self, self.rows()), now
+        age = time.monotonic() - self._view_at
+        young = self._view is not None and age <= VIEW_MAX_AGE and not (self._stale and age > VIEW_MIN_AGE)
+        if young and self._stale and not self._recheck:
+            try:    # changed since this reading: schedulers are woken to read again once it may be renewed
+                self._recheck = asyncio.get_running_loop().call_later(VIEW_MIN_AGE - age, self._wake)
+            except RuntimeError:     # off the event loop (tools, tests): read it now
+                young = False
+        if not young:
+            self._view, self._view_at, self._stale = ClusterView(self, self.rows()), time.monotonic(), False
         return self._view
+
+    def _wake(self) -> None:
+        self._recheck = None
+        self.changed.set()
 
     def rows(self, where: str = "alive = 1", args: tuple = ()) -> list[SessionRow]:
         """The sessions `where` says (over the table's columns), with the matches each holds, in one query."""
