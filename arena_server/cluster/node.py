@@ -19,6 +19,7 @@ import psycopg
 import structlog
 
 from .. import metrics
+from ..service.agent import RemoteSeat
 from .bus import Bus
 from .lobby import SessionRow, SharedLobby
 from .members import Membership, Takeover
@@ -67,7 +68,8 @@ class ClusterNode:
         return self.members.take_over(self.connection)
 
     def resume(self, took: Takeover) -> tuple[int, int, int]:
-        """Resumes taken matches and tournaments from the store; returns (resumed, voided, tournaments)."""
+        """Resumes taken matches and tournaments from the store, then tells the other processes whose
+        work it took; returns (resumed, voided, tournaments)."""
         records = [r for r in (self.store.get_match(m) for m in took.matches) if r is not None]
         if records:
             rows = self.connection.execute(
@@ -77,6 +79,11 @@ class ClusterNode:
         resumed, voided = self.coordinator.resume_interrupted_matches(self.takeover_seat, records)
         self._seat_sessions = {}
         tournaments = self.arena.resume_tournaments(took.tournaments) if took.tournaments else 0
+        # After the resumptions: the dead processes' sessions elsewhere hear of the new referee before
+        # they drop what it did not take (matches that had ended, seats now held by other sessions).
+        if took.dead:
+            self.bus.broadcast(["dead", took.dead])
+            self._dead(set(took.dead))
         if took:
             metrics.CLUSTER_TAKEOVERS.labels("process").inc(len(took.dead))
             metrics.CLUSTER_TAKEOVERS.labels("match").inc(resumed)
@@ -87,16 +94,10 @@ class ClusterNode:
         """Looks for dead processes every SCAN_INTERVAL seconds and takes their work over."""
         while True:
             await asyncio.sleep(SCAN_INTERVAL)
-            self.store.commit_batch()
             took = self.members.take_over(self.connection)
             if not took:
                 continue
-            # Resumed first: the dead processes' sessions elsewhere hear of the new referee before they
-            # drop what it did not take (matches that had ended, seats now held by other sessions).
             resumed, voided, tournaments = self.resume(took)
-            if took.dead:
-                self.bus.broadcast(["dead", took.dead])
-                self._dead(set(took.dead))
             log.warning("took over the work of processes that stopped", servers=took.dead, matches=resumed,
                         unresumable_matches_voided=voided, tournaments=tournaments,
                         sessions_gone=len(took.sessions))
@@ -112,8 +113,6 @@ class ClusterNode:
     def takeover_seat(self, record, seat: int):
         """The seat of a taken-over match: the session that held it if still connected (on any process),
         else another session of its agent, else a placeholder waiting for the agent."""
-        from ..service.agent import RemoteSeat
-
         name = record.players[seat]["agent_name"]
         recorded = self._seat_sessions.get((record.match_id, seat), "")
         rows = self.lobby.rows("alive = 1 AND agent_name = %s", (name,))

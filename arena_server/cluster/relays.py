@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING
 
 from arena.v1 import agent_service_pb2 as pb
 
+from .. import convert
+from ..service.agent import AgentSession
 from ..service.relay import RoutedMatch, answer, deliver, stream_state
 from .bus import Bus, pack, unpack
 
 if TYPE_CHECKING:
-    from ..service.agent import AgentSession
     from ..store import Store
 
 ANSWERS = {"decision": pb.Decision, "probe_answer": pb.ProbeAnswer, "resign": pb.Resign}
@@ -33,7 +34,7 @@ ANSWERS = {"decision": pb.Decision, "probe_answer": pb.ProbeAnswer, "resign": pb
 class BusRelay:
     """A stand-in's relay to session `session_id` on process `server_id`."""
 
-    def __init__(self, relays: "Relays", server_id: str, session_id: str, standin: "AgentSession"):
+    def __init__(self, relays: "Relays", server_id: str, session_id: str, standin: AgentSession):
         self.relays = relays
         self.server_id = server_id
         self.session_id = session_id
@@ -84,19 +85,17 @@ class Relays:
     `local` is the lobby's registry of this process's sessions; `bind_seat(match, seat, session)`
     records which session holds a seat."""
 
-    def __init__(self, bus: Bus, server_id: str, store: "Store", local: dict[str, "AgentSession"], bind_seat):
+    def __init__(self, bus: Bus, server_id: str, store: "Store", local: dict[str, AgentSession], bind_seat):
         self.bus = bus
         self.server_id = server_id
         self.store = store
         self.local = local
         self.bind_seat = bind_seat
-        self.standins: dict[str, "AgentSession"] = {}      # stand-in id -> stand-in, while it holds a match
+        self.standins: dict[str, AgentSession] = {}      # stand-in id -> stand-in, while it holds a match
 
     def standin(self, server_id: str, session_id: str, agent_name: str, *, match_events: bool, images: bool,
-                probes: bool) -> "AgentSession":
+                probes: bool) -> AgentSession:
         """The stand-in here of session `session_id` of process `server_id` (one per session)."""
-        from ..service.agent import AgentSession
-
         standin = self.standins.get(session_id)
         if standin is None or standin.relay is None or standin.abandoned:
             standin = AgentSession(session_id, agent_name)
@@ -105,11 +104,11 @@ class Relays:
             standin.relay = BusRelay(self, server_id, session_id, standin)
         return standin
 
-    def relay(self, standin: "AgentSession", server_id: str, session_id: str) -> BusRelay:
+    def relay(self, standin: AgentSession, server_id: str, session_id: str) -> BusRelay:
         """A relay for a placeholder adopted by a fresh session of another process."""
         return BusRelay(self, server_id, session_id, standin)
 
-    def lost(self, dead: set[str]) -> list["AgentSession"]:
+    def lost(self, dead: set[str]) -> list[AgentSession]:
         """Stand-ins whose sessions were on the dead processes: they lose their relay and are returned,
         to wait for their agents to connect again."""
         orphans = [s for s in self.standins.values() if isinstance(s.relay, BusRelay) and s.relay.server_id in dead]
@@ -118,12 +117,10 @@ class Relays:
             standin.relay_lost()
         return orphans
 
-    def drop_routes(self, session: "AgentSession", dead: set[str]) -> None:
+    def drop_routes(self, session: AgentSession, dead: set[str]) -> None:
         """The session's matches refereed by dead processes and not taken over by a new referee: they
         ended (the agent is sent their end, which the dead referee may not have sent), or their seats
         went to another session of the agent."""
-        from .. import convert
-
         for match_id, (runner, seats) in list(session.matches.items()):
             if not (isinstance(runner, RoutedMatch) and isinstance(runner.route, BusRoute)
                     and runner.route.server_id in dead):
@@ -175,7 +172,7 @@ class Relays:
             return True
         return False
 
-    def _route(self, session: "AgentSession", referee: str, standin_id: str) -> BusRoute:
+    def _route(self, session: AgentSession, referee: str, standin_id: str) -> BusRoute:
         """The session's route to that stand-in: the one its other matches with it use, if any (one
         stream-state message per stand-in, however many matches)."""
         for runner, _ in session.matches.values():

@@ -24,7 +24,7 @@ from arena_server.service.arena import leaderboard_query, leaderboard_response
 
 from ..pgcluster import free_port
 from .helpers import create_tournament, matches_of, wait_connected, wait_tournament
-from .test_faults import BackgroundSessions, SlowRandom, _sample, _wait
+from .test_faults import BackgroundSessions, SlowRandom, _sample, _store_snapshot, _wait
 
 LEASE = "2"
 
@@ -96,16 +96,6 @@ def test_a_tournament_with_agents_on_two_processes_plays_every_match_across_them
         assert served == leaderboard_response(compute_leaderboard(recorded, leaderboard_query(request).resolved()))
 
 
-def _snapshot(server):
-    store = server.store()
-    try:
-        matches = store.list_matches(limit=10_000)
-        return ({m.match_id: m.result for m in matches if m.status == "finished"},
-                {m.match_id for m in matches if m.status == "running"})
-    finally:
-        store.close()
-
-
 def test_a_process_killed_mid_tournament_is_taken_over_by_the_other_and_nothing_is_lost(server_factory, cluster_db):
     metrics_port = free_port()
     a = server_factory("--per-decision", "10", "--house-delay", "60", "--lease-seconds", LEASE,
@@ -122,10 +112,10 @@ def test_a_process_killed_mid_tournament_is_taken_over_by_the_other_and_nothing_
         # Run by b, which referees its matches: 4 groups of 3 agents (and the house agent), 2 seatings, twice.
         tournament_id = create_tournament(b, "tic_tac_toe", ["alice", "bob", "carol", "random"],
                                           games_per_pairing=2, per_decision=10)
-        _wait(lambda: len(_snapshot(a)[0]) >= 6 and _snapshot(a)[1], what="matches in flight")
+        _wait(lambda: len(_store_snapshot(a)[0]) >= 6 and _store_snapshot(a)[1], what="matches in flight")
         b.kill()
         killed_at = time.monotonic()
-        finished_before, running_before = _snapshot(a)
+        finished_before, running_before = _store_snapshot(a)
         assert running_before, "no match was in flight when the process died"
         results_before = {name: len(s.results) for name, s in agents.sessions.items()}
 
@@ -252,7 +242,7 @@ def test_a_process_that_lost_its_lease_exits_without_writing_and_its_matches_fin
                                        max_concurrent_matches=2, join_ladder=False))
         wait_connected(a, "alice", "bob")
         tournament_id = create_tournament(a, "tic_tac_toe", ["alice", "bob"], games_per_pairing=6, per_decision=10)
-        _wait(lambda: _snapshot(a)[1], what="matches in flight")
+        _wait(lambda: _store_snapshot(a)[1], what="matches in flight")
         a.process.send_signal(signal.SIGSTOP)       # frozen, its connections open: only the heartbeat can tell
         b_id = _server_id(b)
         _wait(lambda: _rows(b, "SELECT runner FROM tournaments") == [(b_id,)], timeout=15, what="the takeover")
