@@ -9,17 +9,20 @@ For each concurrency level, in one run, on one machine, four processes:
 3. `arena-agent llm --style gtbench --concurrency N --max-concurrency N` (the SDK's LLM agent: async
    openai client, one connection pool), offering GTBench's ten games;
 4. this script, which starts the suite (RunSuite, as `arena-server suite run gtbench` does) and
-   follows its tournaments (GetTournament every 0.05 s) until every one has ended.
+   follows its tournaments (GetTournament every 0.5 s: the server's time goes to the matches) until
+   every one has ended.
 
-Printed per level: wall time from RunSuite to the last tournament's end; model calls (counted by
-the endpoint); the **floor** = calls x latency / concurrency (the issue's measure: the endpoint busy
-with N requests all the time) and wall / floor; the longest match's chain of calls x latency (a
-match's decisions are sequential, so no schedule beats it) and the floor that includes it,
-max(floor, chain); the longest match as measured (first to last log entry: its model calls, its
-opponents' moves and every hand-off) and when the last match started; the most requests the
-endpoint saw in flight; and the **sequential** time, the
-papers' way (one call at a time): measured when the level's concurrency is 1, else
-calls x the seconds per call measured at concurrency 1.
+Printed per level: wall time from RunSuite to the end of the match that ended last (its last log
+entry, on the same clock); model calls (counted by the endpoint); the **floor** = calls x latency /
+concurrency (the issue's measure: the endpoint busy with N requests all the time) and wall / floor;
+the longest match's chain of calls x latency (a match's decisions are sequential, so no schedule
+beats it) and the floor that includes it, max(floor, chain); the longest match as measured (first
+to last log entry: its model calls, its opponents' moves and every hand-off) and when the last match
+started; the most requests the endpoint saw in flight; the CPU seconds of each process, and of
+everything else the machine ran meanwhile ("others", also as cores on average: the load the run
+shared the machine with); and the **sequential** time, the papers' way (one call at a time):
+measured when the level's concurrency is 1, else calls x the seconds per call measured at
+concurrency 1.
 
 Levels run with fewer matches per pairing where 50 would take too long at that concurrency (each
 level should take a few minutes at most): `--levels 1:2,8:10,32:50,128:50` (concurrency:matches per
@@ -95,6 +98,16 @@ def _cpu_seconds(process: subprocess.Popen) -> float:
         return 0.0
 
 
+def _machine_cpu_seconds() -> float:
+    """User and system CPU time of every process of the machine since boot (Linux /proc/stat; not
+    interrupts, where the kernel counts the loopback traffic of the run itself), 0 where unavailable."""
+    try:
+        user, nice, system = map(int, Path("/proc/stat").read_text().split()[1:4])
+        return (user + nice + system) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        return 0.0
+
+
 def _stats(base: str, reset: bool = False) -> dict:
     request = urllib.request.Request(base.removesuffix("/v1") + "/stats", method="POST" if reset else "GET")
     with urllib.request.urlopen(request, timeout=10) as answer:
@@ -151,7 +164,9 @@ def run_level(concurrency: int, matches_per_pairing: int, args: argparse.Namespa
             _stats(base, reset=True)
             cpu_before = {name: _cpu_seconds(p) for name, p in (("server", server), ("agent", agent),
                                                                 ("endpoint", endpoint))}
-            started, started_at = time.monotonic(), time.time()
+            machine_before = _machine_cpu_seconds()
+            own_cpu = time.process_time()
+            started_at = time.time()
             tournaments = stub.RunSuite(pb.RunSuiteRequest(suite="gtbench", agent_name=AGENT, seed=args.seed,
                                                            matches_per_pairing=matches_per_pairing),
                                         metadata=md).tournaments
@@ -163,11 +178,14 @@ def run_level(concurrency: int, matches_per_pairing: int, args: argparse.Namespa
                     if t.status != pb.TOURNAMENT_STATUS_RUNNING:
                         pending.discard(tid)
                         statuses[t.game_id] = (pb.TournamentStatus.Name(t.status), t.matches_finished, t.matches_void)
-                time.sleep(0.05)
-            wall = time.monotonic() - started
+                time.sleep(0.5)
             stats = _stats(base)
             cpu = {name: round(_cpu_seconds(p) - cpu_before[name], 1) for name, p in (
                 ("server", server), ("agent", agent), ("endpoint", endpoint))}
+            # What the machine did besides the three processes and this script: other users' work.
+            mine = sum(cpu.values()) + time.process_time() - own_cpu
+            cpu["others"] = round(max(0.0, _machine_cpu_seconds() - machine_before - mine), 1)
+            others_cores = cpu["others"] / (time.time() - started_at)
         finally:
             for process, profiled in ((agent, args.profile_agent), (server, args.profile_server)):
                 if process is not None and profiled:
@@ -177,6 +195,7 @@ def run_level(concurrency: int, matches_per_pairing: int, args: argparse.Namespa
                 if process is not None:
                     _stop(process)
         matches, chain_calls, logged_calls, longest, last_start, last_end = _match_chains(db, started_at)
+    wall = last_end
     failed = {g: s for g, s in statuses.items() if s[0] != "TOURNAMENT_STATUS_FINISHED"}
     if failed:
         raise RuntimeError(f"tournaments did not finish: {failed}")
@@ -187,7 +206,7 @@ def run_level(concurrency: int, matches_per_pairing: int, args: argparse.Namespa
             "void": sum(s[2] for s in statuses.values()), "calls": calls, "logged_calls": logged_calls,
             "wall": wall, "floor": floor, "chain": chain, "floor_with_chain": max(floor, chain),
             "max_in_flight": stats["max_in_flight"], "cpu_seconds": cpu, "longest_measured": longest,
-            "last_start": last_start, "last_end": last_end}
+            "last_start": last_start, "others_cores": others_cores}
 
 
 def main() -> None:
@@ -196,8 +215,8 @@ def main() -> None:
                         help="concurrency:matches per pairing, comma-separated (default %(default)s)")
     parser.add_argument("--latency", type=float, default=0.5, help="the endpoint's seconds per answer (default 0.5)")
     parser.add_argument("--seed", type=int, default=20240601, help="suite and endpoint seed (default %(default)s)")
-    parser.add_argument("--http-client", choices=["httpx", "aiohttp"], default="httpx",
-                        help="the LLM agent's transport (default %(default)s)")
+    parser.add_argument("--http-client", choices=["auto", "aiohttp", "httpx"], default="auto",
+                        help="the LLM agent's transport (default %(default)s: the agent's own default)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--profile-agent", metavar="PATH", help="run the agent under cProfile, writing PATH")
     parser.add_argument("--profile-server", metavar="PATH", help="run the server under cProfile, writing PATH")
@@ -214,16 +233,16 @@ def main() -> None:
               f"({result['void']} void), {result['calls']} calls, wall {result['wall']:.1f} s, floor "
               f"{result['floor']:.1f} s ({result['wall'] / result['floor']:.2f}x), longest match "
               f"{result['chain']:.1f} s (measured {result['longest_measured']:.1f} s), last match started at "
-              f"{result['last_start']:.1f} s, max in flight {result['max_in_flight']}; CPU s {result['cpu_seconds']}; "
-              f"load "
+              f"{result['last_start']:.1f} s, max in flight {result['max_in_flight']}; CPU s {result['cpu_seconds']} "
+              f"(others: {result['others_cores']:.2f} cores on average); load "
               f"{os.getloadavg()[0]:.2f}", flush=True)
     sequential = next((r for r in results if r["concurrency"] == 1), None)
     per_call = sequential["wall"] / sequential["calls"] if sequential else None
     print()
     print("| concurrency | matches/pairing | matches (void) | model calls | wall | floor | wall / floor | "
           "longest match | max(floor, longest) | wall / that | max in flight | sequential (papers' way) | "
-          "speed-up |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "speed-up | others' cores |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         if r["concurrency"] == 1:
             seq, how = r["wall"], "measured"
@@ -237,7 +256,7 @@ def main() -> None:
         print(f"| {r['concurrency']} | {r['matches_per_pairing']} | {r['matches']} ({r['void']}) | {r['calls']:,} | "
               f"{r['wall']:.1f} s | {r['floor']:.1f} s | **{r['wall'] / r['floor']:.2f}x** | {r['chain']:.1f} s | "
               f"{r['floor_with_chain']:.1f} s | {r['wall'] / r['floor_with_chain']:.2f}x | {r['max_in_flight']} | "
-              f"{seq_cell} | {speedup} |")
+              f"{seq_cell} | {speedup} | {r['others_cores']:.2f} |")
     if args.json:
         Path(args.json).write_text(json.dumps({"latency": args.latency, "levels": results}, indent=2))
 

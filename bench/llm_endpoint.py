@@ -10,11 +10,12 @@ prints "listening on 127.0.0.1:PORT" and serves, on asyncio with the standard li
   Usage counts tokens as characters / 4, reports the system prompt as cached tokens, and no
   reasoning tokens.
 - GET /v1/models: one model, "bench".
-- GET /stats: {"calls", "in_flight", "max_in_flight", "seconds_busy"} as JSON; POST /stats/reset.
+- GET /stats: {"calls", "in_flight", "max_in_flight", "seconds_busy"} as JSON; POST /stats resets them.
 
 Requests in flight are counted from the moment a request's body is read to the moment its answer is
-written, so max_in_flight is the concurrency the client actually reached. HTTP/1.1 keep-alive, one
-task per connection: any number of requests wait at once without threads.
+written, so max_in_flight is the concurrency the client actually reached. HTTP/1.1 keep-alive on an
+asyncio Protocol: a request waits its latency as a timer of the event loop (no task, no thread), so
+that the endpoint takes as little of the machine as a remote model server would.
 """
 
 from __future__ import annotations
@@ -67,7 +68,6 @@ class Endpoint:
         self.calls = 0
         self.in_flight = 0
         self.max_in_flight = 0
-        self.first_started = 0.0
         self.busy = 0.0          # seconds with at least one request in flight
         self._busy_since = 0.0
 
@@ -80,73 +80,105 @@ class Endpoint:
         self.calls, self.max_in_flight, self.busy = 0, self.in_flight, 0.0
         self._busy_since = time.monotonic()
 
-    async def complete(self, body: dict) -> dict:
-        if self.in_flight == 0:
-            self._busy_since = time.monotonic()
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+    def handle(self, connection: "Connection", method: str, path: str, body: bytes) -> None:
+        """Answers one request on `connection`: a chat completion once the latency has passed, the rest at once."""
+        if method == "POST" and path.endswith("/chat/completions"):
+            if self.in_flight == 0:
+                self._busy_since = time.monotonic()
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            asyncio.get_running_loop().call_later(self.latency, self._complete, connection, body)
+        elif method == "GET" and path.endswith("/models"):
+            connection.send(200, {"object": "list", "data": [{"id": "bench", "object": "model", "created": 0,
+                                                              "owned_by": "bench"}]})
+        elif path == "/stats":
+            if method == "POST":
+                self.reset()
+            connection.send(200, self.stats())
+        else:
+            connection.send(404, {"error": {"message": f"no route {method} {path}"}})
+
+    def _complete(self, connection: "Connection", body: bytes) -> None:
         try:
-            await asyncio.sleep(self.latency)
-            messages = body.get("messages", [])
-            digest = hashlib.blake2b(json.dumps(messages, sort_keys=True).encode(), digest_size=8).digest()
-            rng = random.Random(int.from_bytes(digest, "big") ^ self.seed)
-            content = gtbench_answer(messages, rng)
-            self.calls += 1
-            prompt_tokens = sum(len(_text(m)) for m in messages) // 4 + 4 * len(messages)
-            cached = len(_text(messages[0])) // 4 if messages and messages[0].get("role") == "system" else 0
-            completion_tokens = max(1, len(content) // 4)
-            return {
-                "id": f"chatcmpl-{self.calls}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "bench"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                             "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                          "total_tokens": prompt_tokens + completion_tokens,
-                          "prompt_tokens_details": {"cached_tokens": cached},
-                          "completion_tokens_details": {"reasoning_tokens": 0}},
-            }
+            connection.send(200, self.completion(json.loads(body or b"{}")))
+        except ValueError:
+            connection.send(400, {"error": {"message": "the body is not JSON"}})
         finally:
             self.in_flight -= 1
             if self.in_flight == 0:
                 self.busy += time.monotonic() - self._busy_since
 
-    async def serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                lines = head.decode("latin-1").split("\r\n")
+    def completion(self, body: dict) -> dict:
+        messages = body.get("messages", [])
+        digest = hashlib.blake2b(json.dumps(messages, sort_keys=True).encode(), digest_size=8).digest()
+        rng = random.Random(int.from_bytes(digest, "big") ^ self.seed)
+        content = gtbench_answer(messages, rng)
+        self.calls += 1
+        prompt_tokens = sum(len(_text(m)) for m in messages) // 4 + 4 * len(messages)
+        cached = len(_text(messages[0])) // 4 if messages and messages[0].get("role") == "system" else 0
+        completion_tokens = max(1, len(content) // 4)
+        return {
+            "id": f"chatcmpl-{self.calls}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "bench"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens,
+                      "prompt_tokens_details": {"cached_tokens": cached},
+                      "completion_tokens_details": {"reasoning_tokens": 0}},
+        }
+
+
+class Connection(asyncio.Protocol):
+    """One client connection: HTTP/1.1 requests with Content-Length bodies (clients send the next one
+    after the answer to the last)."""
+
+    def __init__(self, endpoint: Endpoint):
+        self.endpoint = endpoint
+        self.buffer = bytearray()
+        self.transport: asyncio.Transport | None = None
+        self.close_after = False        # the client asked for "Connection: close"
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while True:
+            head_end = self.buffer.find(b"\r\n\r\n")
+            if head_end < 0:
+                return
+            lines = self.buffer[:head_end].decode("latin-1").split("\r\n")
+            headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+            try:
                 method, path, _ = lines[0].split(" ", 2)
-                headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
-                body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
-                status, payload = await self.route(method, path.split("?")[0].rstrip("/"), body)
-                data = json.dumps(payload).encode()
-                writer.write(f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
+                length = int(headers.get("content-length") or 0)
+            except ValueError:
+                self.send(400, {"error": {"message": "not an HTTP request"}})
+                self.transport.close()
+                return
+            end = head_end + 4 + length
+            if len(self.buffer) < end:
+                return
+            body = bytes(self.buffer[head_end + 4:end])
+            del self.buffer[:end]
+            self.close_after = headers.get("connection", "").lower() == "close"
+            self.endpoint.handle(self, method, path.split("?")[0].rstrip("/"), body)
+
+    def send(self, status: int, payload: dict) -> None:
+        if self.transport.is_closing():
+            return                       # the client gave up on this request
+        data = json.dumps(payload).encode()
+        self.transport.write(f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
                              f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
                              f"Connection: keep-alive\r\n\r\n".encode() + data)
-                await writer.drain()
-                if headers.get("connection", "").lower() == "close":
-                    break
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
-            pass
-        finally:
-            writer.close()
-
-    async def route(self, method: str, path: str, body: bytes) -> tuple[int, dict]:
-        if method == "POST" and path.endswith("/chat/completions"):
-            return 200, await self.complete(json.loads(body or b"{}"))
-        if method == "GET" and path.endswith("/models"):
-            return 200, {"object": "list", "data": [{"id": "bench", "object": "model", "created": 0,
-                                                     "owned_by": "bench"}]}
-        if path == "/stats":
-            if method == "POST":
-                self.reset()
-            return 200, self.stats()
-        return 404, {"error": {"message": f"no route {method} {path}"}}
+        if self.close_after:
+            self.transport.close()
 
 
 async def main(args: argparse.Namespace) -> None:
     endpoint = Endpoint(args.latency, args.seed)
-    server = await asyncio.start_server(endpoint.serve_connection, "127.0.0.1", args.port, backlog=1024)
+    server = await asyncio.get_running_loop().create_server(lambda: Connection(endpoint), "127.0.0.1", args.port,
+                                                            backlog=1024)
     print(f"listening on 127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
         await server.serve_forever()

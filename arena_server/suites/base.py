@@ -48,6 +48,10 @@ class Suite:
     rules: Rules
     format: str = "gauntlet"      # the games' format unless a game says otherwise (see the module docstring)
     needs_pool: bool = False      # the operator names the opponents (RunSuite's opponents)
+    # Games whose tournaments start before the others', in this order: those with the longest matches.
+    # A match's decisions are sequential, so its length bounds the run's; started first, the longest
+    # matches run while the short ones fill the agent's other slots.
+    start_first: tuple[str, ...] = ()
 
     def missing_games(self) -> list[str]:
         known = set(arena_engines.game_ids())
@@ -55,10 +59,11 @@ class Suite:
 
     def tournaments(self, agent: str, *, matches_per_pairing: int | None = None, seed: int = 0,
                     max_retries: int | None = None, opponents: tuple[str, ...] = ()) -> list[TournamentConfig]:
-        """One tournament per game for `agent`. `matches_per_pairing` scales every game's count (the
-        suite's count for games without their own; for "listed" games, how many settings are taken);
-        `max_retries` replaces every game's cap on re-asks; `opponents` is the operator's pool for
-        "sampled" and "listed" games."""
+        """One tournament per game for `agent`, in the order to start them (`start_first`, then the
+        suite's order; each game's seed follows its place in `games`). `matches_per_pairing` scales
+        every game's count (the suite's count for games without their own; for "listed" games, how
+        many settings are taken); `max_retries` replaces every game's cap on re-asks; `opponents` is
+        the operator's pool for "sampled" and "listed" games."""
         missing = self.missing_games()
         if missing:
             raise ValueError(f"suite {self.name!r} needs games this server lacks: {', '.join(missing)}")
@@ -99,4 +104,5 @@ class Suite:
                 config = TournamentConfig(agents=[agent, *g.opponents], games_per_pairing=matches // 2,
                                           format="gauntlet", **common)
             configs.append(config.validate())
-        return configs
+        first = {game_id: place for place, game_id in enumerate(self.start_first)}
+        return sorted(configs, key=lambda c: first.get(c.game_id, len(first)))

@@ -117,9 +117,9 @@ def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
                         help="requests to the model endpoint in flight at most (more wait their turn), and the size "
                              "of the connection pool (default: --concurrency x the samples per decision, at least "
                              f"{DEFAULT_MAX_CONCURRENCY})")
-    parser.add_argument("--http-client", choices=HTTP_CLIENTS, default="httpx",
-                        help="the openai package's transport: httpx, or aiohttp (openai's aiohttp extra; less CPU "
-                             "per request) (default %(default)s)")
+    parser.add_argument("--http-client", choices=HTTP_CLIENTS, default="auto",
+                        help="the openai package's transport: aiohttp (openai's aiohttp extra; less CPU per request), "
+                             "httpx, or auto: aiohttp where it is installed, else httpx (default %(default)s)")
     parser.add_argument("--prices", metavar="JSON", default=os.environ.get("ARENA_LLM_PRICES"),
                         help="price table for the cost logged with each decision: a JSON file mapping model names "
                              '(or their prefixes) to US dollars per million tokens, {"MODEL": {"input": 2.5, '
@@ -136,7 +136,8 @@ def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
                              "send them with the prompt")
     parser.add_argument("--no-probes", action="store_true",
                         help="leave the metric questions some games ask during a match (MAgIC's chameleon and "
-                             "undercover) unanswered: the agent does not offer to answer them, so none are asked")
+                             "undercover) unanswered: the agent does not offer to answer them, so none are asked "
+                             "(the default when none of the --game given asks them)")
     parser.add_argument("--pgm", action="store_true",
                         help="MAgIC's PGM-aware agent in its games (chameleon, undercover, cost_sharing, "
                              "iterated_prisoners_dilemma, public_goods): before deciding, the model writes a private "
@@ -148,6 +149,7 @@ def _add_llm(subparsers, common: argparse.ArgumentParser) -> None:
 
 def _make_llm(args: argparse.Namespace):
     from .agents.llm_agent import DEFAULT_MAX_CONCURRENCY, LLMAgent
+    from .prompts import probe as probe_prompts
 
     key = os.environ.get(args.api_key_env, "")
     if not key and not args.base_url:
@@ -165,7 +167,8 @@ def _make_llm(args: argparse.Namespace):
             request_timeout=args.request_timeout, max_concurrency=max_concurrency, http_client=args.http_client,
             prices=args.prices, price_per_1k_input=args.price_per_1k_input,
             price_per_1k_output=args.price_per_1k_output, log_prompts=not args.no_log_prompts, vision=args.vision,
-            probes=not args.no_probes, pgm=args.pgm)
+            probes=not args.no_probes and (args.game is None or not probe_prompts.GAMES.isdisjoint(args.game)),
+            pgm=args.pgm)
     except ValueError as e:
         raise SystemExit(f"arena-agent: {e}") from None
 
@@ -185,7 +188,9 @@ AGENT_KINDS = [_add_random, _add_mcts, _add_human, _add_llm]
 
 def _session_options() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--server", default="localhost:50051", help="host:port (default %(default)s)")
+    common.add_argument("--server", default="localhost:50051",
+                        help="host:port, or several comma-separated (servers sharing one database: the agent moves "
+                             "to the next when the one it is on cannot be reached) (default %(default)s)")
     common.add_argument("--game", action="append", metavar="GAME_ID",
                         help="a game to play; repeat for several (default: every game the server offers that "
                              "this kind of agent can play; llm: required)")

@@ -244,6 +244,21 @@ def test_cli_options_turn_probes_off_and_the_pgm_on():
         (False, True, True)
 
 
+def test_the_cli_declares_probes_only_when_a_game_given_asks_them():
+    parser = argparse.ArgumentParser()
+    cli._add_llm(parser.add_subparsers(dest="kind"), cli._session_options())
+    base = ["llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"]
+    made = {}
+    for games in [("pig", "nim"), ("pig", "undercover"), ("chameleon",)]:
+        args = parser.parse_args(base + [f"--game={game}" for game in games])
+        made[games] = args.make_agent(args)
+    assert {games: agent.probes for games, agent in made.items()} == \
+        {("pig", "nim"): False, ("pig", "undercover"): True, ("chameleon",): True}
+    # Without probes the agent reads no MatchEvent, so its session asks the server for none.
+    assert "no_match_events" in Session(made["pig", "nim"], "localhost:1", "k", ["pig", "nim"]).capabilities
+    assert "no_match_events" not in Session(made["chameleon",], "localhost:1", "k", ["chameleon"]).capabilities
+
+
 # ---- the PGM-aware agent: the two-step exchange ---------------------------------------------------------------
 
 CHAMELEON = {"setting": 0, "chameleon_seat": 2}           # Fruits, the secret word Grape, Player 3 the chameleon

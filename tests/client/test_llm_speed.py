@@ -177,3 +177,17 @@ def test_a_plain_agents_decisions_of_many_matches_do_not_wait_for_each_other():
         session._threads.shutdown(wait=True)
     assert chosen == [0] * 40
     assert wall < 1.5           # one wave of 0.5 s (asyncio's default pool: 40 / 6 waves, over 3 s)
+
+
+def test_the_default_transport_is_openais_aiohttp_one_and_httpx_is_there_when_asked(model):
+    import openai
+
+    aiohttp_client = _agent(model)._http_client(openai)
+    httpx_client = _agent(model, http_client="httpx")._http_client(openai)
+    assert isinstance(aiohttp_client, openai.DefaultAioHttpClient)
+    assert isinstance(httpx_client, openai.DefaultAsyncHttpxClient)
+    assert not isinstance(httpx_client, openai.DefaultAioHttpClient)
+    model.responder = first_listed_action
+    choices, _ = _decide_all(_agent(model, http_client="httpx"), [view_of("tic_tac_toe")])
+    assert choices[0].action_id == 0
+

@@ -590,11 +590,12 @@ def test_arena_agent_llm_plays_each_game_in_the_llmarena_style(arena, game):
 
 def check_talk_was_heard(log: list[tuple[str, dict]], metas: list[dict]) -> None:
     """Each seat's talk is its logged message, the text before its plan line, and the other seat's
-    next prompt shows it as the opponent's words."""
+    next prompt shows it as the opponent's words (in its card's request: a re-asked decision's chat
+    ends with the re-ask)."""
     said = [data for kind, data in log if kind == "action" and "message" in data]
     assert len(said) >= 2 and {entry["seat"] for entry in said} == {0, 1}
     assert all(extra["sent_as"] == "text" for extra in metas)
-    prompts = [extra["prompt"][-1]["content"] for extra in metas]
+    prompts = [message["content"] for extra in metas for message in extra["prompt"] if message["role"] == "user"]
     for entry in said:
         assert re.fullmatch(rf"Talk \d+ from player_{entry['seat']}: the apples matter to me\.", entry["message"])
         heard = f'Your opponent said: "{entry["message"]}"'

@@ -22,8 +22,10 @@ the decision's metadata ("pgm").
 Speed: decisions of different matches never wait for each other. Requests go out concurrently
 through one client and one connection pool per event loop, sized to `max_concurrency` (requests in
 flight at most; more wait their turn, and the wait is logged as "queued_s"). The body is posted as
-is (no per-request schema transform) and the reply read as JSON; `http_client="aiohttp"` (openai's
-aiohttp extra) takes less CPU time per request (about a third less in docs/benchmarks.md's run).
+is (no per-request schema transform) and the reply read as JSON. The transport is openai's aiohttp
+one where it is installed: httpx's connection pool looks at every open connection on each request
+and each answer, which at 128 requests in flight cost more CPU time than everything else the agent
+does per decision (docs/benchmarks.md).
 A rate limit (429) or a server error (5xx), a timeout or a dropped connection is retried with
 back-off, or after the wait the endpoint names (Retry-After, retry-after-ms), for as long as the
 decision's deadline allows (`max_attempts` None, the default); an endpoint's Retry-After holds back
@@ -66,7 +68,7 @@ from ..prompts import probe as probe_prompts
 log = logging.getLogger(__name__)
 
 REASONING_MODES = ("plain", "cot", "self-consistency")
-HTTP_CLIENTS = ("httpx", "aiohttp")
+HTTP_CLIENTS = ("auto", "aiohttp", "httpx")
 DEFAULT_MAX_CONCURRENCY = 64    # requests in flight at most, unless told
 UNREACHABLE_ATTEMPTS = 6        # connection failures in a row (not timeouts) after which the endpoint is down
 NO_DEADLINE_ATTEMPTS = 6        # tries of one request when the decision has no deadline and max_attempts is None
@@ -219,8 +221,8 @@ class LLMAgent(Agent):
     prices: a per-model price table (see load_prices: a dict of Price, a dict as in the JSON file, or
       the file's path); price_per_1k_input/output: US dollars per 1000 prompt/completion tokens,
       which override the table's input and output prices when given (non-zero).
-    http_client: "httpx" (the openai package's own transport) or "aiohttp" (openai's aiohttp extra:
-      less CPU time per request, for many requests at once).
+    http_client: "aiohttp" (openai's aiohttp extra: less CPU time per request), "httpx" (the openai
+      package's own transport), or "auto" (the default): aiohttp where it is installed, else httpx.
     log_prompts: False keeps the prompts out of the decision metadata (replies and counts stay).
     vision: the model reads images: the server sends pictures of the view where a game renders one
       (Hive's board), and they go with the decision's prompt as image parts of its last user message
@@ -244,7 +246,7 @@ class LLMAgent(Agent):
                  max_reasks: int = 2, max_attempts: int | None = None, retry_delay: float = 1.0,
                  max_retry_delay: float = 60.0, request_timeout: float = 120.0, max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
                  prices: dict | str | None = None, price_per_1k_input: float = 0.0, price_per_1k_output: float = 0.0,
-                 http_client: str = "httpx", log_prompts: bool = True, vision: bool = False, probes: bool = True,
+                 http_client: str = "auto", log_prompts: bool = True, vision: bool = False, probes: bool = True,
                  pgm: bool = False):
         if reasoning not in REASONING_MODES:
             raise ValueError(f"reasoning must be one of {', '.join(REASONING_MODES)}, not {reasoning!r}")
@@ -375,7 +377,11 @@ class LLMAgent(Agent):
     async def play(self, session) -> list[ResultView]:
         """Runs `session` (a Session with this agent) after checking the endpoint, and ends it with
         ModelUnavailable as soon as the endpoint fails for good, instead of failing every decision."""
-        await self.check_endpoint()
+        try:
+            await self.check_endpoint()
+        except ModelUnavailable:
+            await self.aclose()          # an aiohttp pool left open is reported when its loop ends
+            raise
         self._supervised = True
         run = asyncio.ensure_future(session.run())
         failed = asyncio.ensure_future(self._failed.wait())
@@ -736,13 +742,13 @@ class LLMAgent(Agent):
         http = _http_module(openai)
         limits = http.Limits(max_connections=self.max_concurrency, max_keepalive_connections=self.max_concurrency)
         options = dict(limits=limits, timeout=self.request_timeout)
-        if self.http_client == "aiohttp":
-            if not hasattr(openai, "DefaultAioHttpClient"):
-                raise ModelUnavailable("this openai package has no aiohttp transport: upgrade openai, or use httpx")
+        if self.http_client != "httpx":
             try:
                 return openai.DefaultAioHttpClient(**options)
-            except RuntimeError:           # the aiohttp extra is not installed
-                raise ModelUnavailable("the aiohttp transport needs aiohttp: pip install 'openai[aiohttp]'") from None
+            except (AttributeError, RuntimeError):     # an openai package without it, or aiohttp missing
+                if self.http_client == "aiohttp":
+                    raise ModelUnavailable("the aiohttp transport needs openai's aiohttp extra: "
+                                           "pip install -U 'openai[aiohttp]', or use httpx") from None
         return openai.DefaultAsyncHttpxClient(**options)
 
     async def aclose(self) -> None:

@@ -18,6 +18,9 @@ from ..answers import answer_segment, match_legal_text
 from .base import Message
 
 ANSWER_LIMIT = 4000         # characters of a free-text answer kept (room for a reasoning layout)
+# The games that ask probes (MAgIC's). An agent offered none of them has no use for the capability,
+# nor for the MatchEvents its answers read: one message per move of every match.
+GAMES = frozenset({"chameleon", "undercover"})
 
 SYSTEM = ("You are playing a game as {me}. Between moves you are sometimes asked a question about the game, to measure "
           "how well you follow it. Answer as that player, truthfully and briefly, in the form the question asks for. "
