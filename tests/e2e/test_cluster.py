@@ -262,3 +262,74 @@ def test_a_process_that_lost_its_lease_exits_without_writing_and_its_matches_fin
             assert replay_match(store, match.match_id) == list(match.result.returns)
     finally:
         store.close()
+
+
+def test_an_agent_resuming_on_its_process_gets_the_matches_refereed_by_the_other_one(server_factory, cluster_db):
+    from .scripted import ScriptedAgent
+    from .test_faults import GoesSilent, _ended, _first_legal
+
+    a, b = _two(server_factory, cluster_db, "--per-decision", "20", "--house-delay", "60", "--lease-seconds", LEASE,
+                "--resume-grace", "20", "--on-failure", "forfeit")
+    key = b.create_key("resumer")
+    steady = ScriptedAgent(a.address, a.create_key("steady"), "steady", ["tic_tac_toe"], _first_legal,
+                           join_ladder=False)
+    silent = GoesSilent()
+    first = ScriptedAgent(b.address, key, "resumer", ["tic_tac_toe"], silent, join_ladder=False)
+    try:
+        wait_connected(a, "steady", "resumer")
+        create_tournament(a, "tic_tac_toe", ["steady", "resumer"], per_decision=20, on_failure="forfeit")
+        assert silent.stalled.wait(30)        # refereed by a, the request relayed through b, unanswered
+    finally:
+        first.close()
+    pending = silent.requests[-1]
+    time.sleep(0.3)
+    second = ScriptedAgent(b.address, key, "resumer", ["tic_tac_toe"], _first_legal,
+                           resume_token=first.welcome.resume_token, join_ladder=False)
+    try:
+        match = _ended(a, pending.match_id)
+        assert second.failure is None
+    finally:
+        second.close()
+        steady.close()
+    assert second.welcome.session_id == first.welcome.session_id
+    kinds = [r.WhichOneof("message") for r in second.received]
+    assert kinds[:2] == ["welcome", "match_started"]
+    assert second.of_kind("match_started")[0].match.match_id == pending.match_id
+    resent = second.of_kind("decision_request")[0]       # sent again by a's stand-in, with less time left
+    assert resent.decision_id == pending.decision_id and resent.legal_actions == pending.legal_actions
+    assert resent.time_remaining.ToNanoseconds() < pending.time_remaining.ToNanoseconds()
+    seat = pending.seat
+    assert match.result.reason == match_pb2.END_REASON_NORMAL
+    assert match.result.seat_stats[seat].disconnects == match.result.seat_stats[seat].timeouts == 0
+    assert _rows(a, "SELECT referee FROM matches WHERE match_id = ?", (pending.match_id,)) == [(_server_id(a),)]
+
+
+def test_an_agent_whose_process_dies_takes_its_seats_back_on_a_third_while_the_referee_lives(server_factory,
+                                                                                            cluster_db):
+    options = ("--per-decision", "20", "--house-delay", "60", "--lease-seconds", LEASE, "--resume-grace", "20")
+    a = server_factory(*options, database=cluster_db)
+    b, c = (server_factory(*options, database=cluster_db, admin_key=a.admin_key) for _ in range(2))
+    agents = BackgroundSessions()
+    try:
+        agents.start("xavier", Session(Steady(seed=1), [b.address, c.address], b.create_key("xavier"),
+                                       ["tic_tac_toe"], name="xavier", max_concurrent_matches=2, join_ladder=False))
+        agents.start("yann", Session(Steady(seed=2), a.address, a.create_key("yann"), ["tic_tac_toe"], name="yann",
+                                     max_concurrent_matches=2, join_ladder=False))
+        wait_connected(a, "xavier", "yann")
+        tournament_id = create_tournament(a, "tic_tac_toe", ["xavier", "yann"], games_per_pairing=4, per_decision=20)
+        _wait(lambda: _store_snapshot(a)[1], what="matches in flight")
+        b.kill()             # xavier's process: a, the referee, lives on; xavier moves to c
+        running = _store_snapshot(a)[1]
+        tournament = wait_tournament(a, tournament_id, timeout=120)
+        agents.check_alive()
+        xavier = agents.sessions["xavier"]
+    finally:
+        agents.close()
+    assert running and xavier.server == c.address and xavier.reconnects >= 1
+    assert tournament.status == apb.TOURNAMENT_STATUS_FINISHED and tournament.matches_finished == 8
+    for match in matches_of(a, tournament_id):
+        assert match.result.reason == match_pb2.END_REASON_NORMAL
+        if match.match_id in running:     # its seat waited for xavier, then went on through c
+            seat = next(p.seat for p in match.players if p.agent_name == "xavier")
+            assert match.result.seat_stats[seat].substituted_actions == 0
+    assert _rows(a, "SELECT DISTINCT referee FROM matches") == [(_server_id(a),)]
