@@ -18,13 +18,12 @@ import pytest
 from arena.v1 import arena_service_pb2 as apb
 from arena.v1 import match_pb2, spectator_service_pb2, spectator_service_pb2_grpc
 from arena_client import Session
-from arena_server.ratings import compute_leaderboard
 from arena_server.referee import replay_match
-from arena_server.service.arena import leaderboard_query, leaderboard_response
 
 from ..pgcluster import free_port
 from .helpers import create_tournament, matches_of, wait_connected, wait_tournament
-from .test_faults import BackgroundSessions, SlowRandom, _sample, _store_snapshot, _wait
+from .test_faults import (BackgroundSessions, GoesSilent, SlowRandom, _assert_ratings_are_a_recomputation, _ended,
+                          _first_legal, _sample, _store_snapshot, _wait)
 
 LEASE = "2"
 
@@ -89,11 +88,8 @@ def test_a_tournament_with_agents_on_two_processes_plays_every_match_across_them
                             capture_output=True, text=True, check=True).stdout
     assert "server processes: 2" in status
     assert all(f"{_server_id(s)} at {s.address} " in status for s in (a, b))
-    request = apb.GetLeaderboardRequest(method=apb.RATING_METHOD_BRADLEY_TERRY,
-                                        bradley_terry=apb.BradleyTerryOptions(resamples=200, seed=3))
     for server in (a, b):
-        served = server.arena_stub().GetLeaderboard(request, metadata=server.metadata())
-        assert served == leaderboard_response(compute_leaderboard(recorded, leaderboard_query(request).resolved()))
+        _assert_ratings_are_a_recomputation(server, recorded)
 
 
 def test_a_process_killed_mid_tournament_is_taken_over_by_the_other_and_nothing_is_lost(server_factory, cluster_db):
@@ -150,13 +146,8 @@ def test_a_process_killed_mid_tournament_is_taken_over_by_the_other_and_nothing_
     finally:
         store.close()
 
-    # Ratings from the log: the surviving process's equal a fresh recomputation from the store.
-    for request in (apb.GetLeaderboardRequest(method=apb.RATING_METHOD_TRUESKILL),
-                    apb.GetLeaderboardRequest(method=apb.RATING_METHOD_BRADLEY_TERRY,
-                                              bradley_terry=apb.BradleyTerryOptions(resamples=200, seed=5))):
-        served = a.arena_stub().GetLeaderboard(request, metadata=a.metadata())
-        assert served.matches_counted == len(recorded) == 24
-        assert served == leaderboard_response(compute_leaderboard(recorded, leaderboard_query(request).resolved()))
+    assert len(recorded) == 24           # the surviving process's ratings come from every process's log
+    _assert_ratings_are_a_recomputation(a, recorded)
 
     for name in ("alice", "carol"):       # they moved to the surviving process and kept playing
         assert sessions[name].server == a.address and sessions[name].reconnects >= 1
@@ -266,7 +257,6 @@ def test_a_process_that_lost_its_lease_exits_without_writing_and_its_matches_fin
 
 def test_an_agent_resuming_on_its_process_gets_the_matches_refereed_by_the_other_one(server_factory, cluster_db):
     from .scripted import ScriptedAgent
-    from .test_faults import GoesSilent, _ended, _first_legal
 
     a, b = _two(server_factory, cluster_db, "--per-decision", "20", "--house-delay", "60", "--lease-seconds", LEASE,
                 "--resume-grace", "20", "--on-failure", "forfeit")

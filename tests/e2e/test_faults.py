@@ -264,13 +264,8 @@ def test_a_server_killed_mid_tournament_resumes_every_match_and_loses_nothing(se
     finally:
         store.close()
 
-    # Ratings are computed from the log: the server's equal a fresh recomputation from the store.
-    for request in (apb.GetLeaderboardRequest(method=apb.RATING_METHOD_TRUESKILL),
-                    apb.GetLeaderboardRequest(method=apb.RATING_METHOD_BRADLEY_TERRY,
-                                              bradley_terry=apb.BradleyTerryOptions(resamples=200, seed=5))):
-        served = server.arena_stub().GetLeaderboard(request, metadata=server.metadata())
-        assert served.matches_counted == len(recorded) == 12
-        assert served == leaderboard_response(compute_leaderboard(recorded, leaderboard_query(request).resolved()))
+    assert len(recorded) == 12
+    _assert_ratings_are_a_recomputation(server, recorded)
 
     for name, session in sessions.items():    # each SDK session reconnected and kept playing
         assert session.reconnects >= 1
@@ -321,3 +316,13 @@ def test_after_a_restart_an_agent_that_does_not_return_in_time_is_voided_and_its
     replayed = [m for m in matches_of(server, tournament_id) if m.match_id != stuck
                 and [p.agent_name for p in m.players] == [p.agent_name for p in voided.players]]
     assert len(replayed) == 1 and replayed[0].result.reason == match_pb2.END_REASON_NORMAL
+
+
+def _assert_ratings_are_a_recomputation(server, recorded) -> None:
+    """Ratings are computed from the log: the server's equal a fresh recomputation from the store."""
+    for request in (apb.GetLeaderboardRequest(method=apb.RATING_METHOD_TRUESKILL),
+                    apb.GetLeaderboardRequest(method=apb.RATING_METHOD_BRADLEY_TERRY,
+                                              bradley_terry=apb.BradleyTerryOptions(resamples=200, seed=5))):
+        served = server.arena_stub().GetLeaderboard(request, metadata=server.metadata())
+        assert served.matches_counted == len(recorded)
+        assert served == leaderboard_response(compute_leaderboard(recorded, leaderboard_query(request).resolved()))
