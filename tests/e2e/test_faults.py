@@ -204,11 +204,13 @@ class BackgroundSessions:
 
 
 def _store_snapshot(server):
+    """The finished matches with their results, and the ids of those in flight: running, or pending (written,
+    not started yet), which a restart or a takeover resumes alike."""
     store = server.store()
     try:
         matches = store.list_matches(limit=10_000)
         return ({m.match_id: m.result for m in matches if m.status == "finished"},
-                {m.match_id for m in matches if m.status == "running"})
+                {m.match_id for m in matches if m.status in ("pending", "running")})
     finally:
         store.close()
 
