@@ -646,3 +646,14 @@ def test_arena_agent_llm_with_pgm_runs_the_magic_suite_and_gets_all_seven_metric
     # The dialogue games' decisions were made with the analysis first: two calls each.
     analyses = [r for r in model.requests if "private analysis" in r["messages"][0]["content"]]
     assert analyses
+
+
+def test_the_agents_list_of_games_asking_probes_is_the_engines():
+    # The agent decides at Hello whether to offer the probes capability (probe_prompts.GAMES); the
+    # engines that ask probes are those whose states override State.probes.
+    import arena_engines
+    from arena_engines.core import State
+
+    asking = {game_id for game_id in arena_engines.game_ids()
+              if type(arena_engines.load_game(game_id).new_initial_state()).probes is not State.probes}
+    assert asking == probe_prompts.GAMES
